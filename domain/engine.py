@@ -1,0 +1,305 @@
+"""The game interface, the registry, and the generic fold: seed + events -> state."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import importlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from domain.errors import InvalidInput, RuleViolation
+from domain.events import Event, EventCatalog
+from domain.options import Action, ActionSpec, OptionSpec, parse_action, resolve_options
+from domain.shuffle import commitment, reshuffle_label, round_label, shuffle
+
+S = TypeVar("S")
+
+
+@dataclasses.dataclass(frozen=True)
+class GameConfig:
+    """Everything fixed at creation: the game, seat count, options and the secret seed."""
+
+    game: str
+    players: int
+    options: Mapping[str, Any]
+    seed: str
+    decks: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def stacked(self) -> bool:
+        """True when explicit deck orders replace the shuffle for the first rounds (C-5)."""
+        return bool(self.decks)
+
+    def round_deck(self, round_no: int, canonical: Sequence[str]) -> tuple[str, ...]:
+        """The deck of a round, top first: a stacked deck (C-5) or the C-4 shuffle."""
+        if round_no <= len(self.decks):
+            return self.decks[round_no - 1]
+        return shuffle(canonical, self.seed, round_label(round_no))
+
+    def reshuffle(self, round_no: int, k: int, pile_bottom_first: Sequence[str]) -> tuple[str, ...]:
+        """The k-th reshuffle of a pile inside a round (C-4)."""
+        return shuffle(pile_bottom_first, self.seed, reshuffle_label(round_no, k))
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GameCreated(Event):
+    """First event of every game: public facts and the seed's commitment."""
+
+    game: str
+    players: int
+    options: Mapping[str, Any]
+    seed_commitment: str
+    stacked: bool
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SeedRevealed(Event):
+    """Last event of every game: the seed, so anyone can re-deal every round."""
+
+    seed: str
+
+
+ENGINE_EVENTS: tuple[type[Event], ...] = (GameCreated, SeedRevealed)
+
+
+class Game(abc.ABC, Generic[S]):
+    """What every game module provides: pure functions over its own state type S."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[tuple[OptionSpec, ...]]
+    actions: ClassVar[tuple[ActionSpec, ...]]
+    events: ClassVar[tuple[type[Event], ...]]
+
+    def resolve_options(self, players: int, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Options with defaults filled in; games override to derive and cross-check."""
+        return resolve_options(self.options, given)
+
+    @abc.abstractmethod
+    def canonical_deck(self, players: int, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """The game's deck in C-3 order for these options."""
+
+    @abc.abstractmethod
+    def initial_state(self, config: GameConfig) -> S:
+        """The state before the first round is dealt."""
+
+    @abc.abstractmethod
+    def decide(self, state: S, seat: int, action: Action) -> list[Event]:
+        """The events an action produces, or a RuleViolation naming its rule."""
+
+    @abc.abstractmethod
+    def automatic(self, state: S) -> Event | None:
+        """The system step due now (deal, scoring, game end), if any."""
+
+    @abc.abstractmethod
+    def evolve(self, state: S, event: Event) -> S:
+        """Apply a recorded event; trusts it and only asserts invariants."""
+
+    @abc.abstractmethod
+    def to_act(self, state: S) -> tuple[int, ...]:
+        """Seats that may act now."""
+
+    @abc.abstractmethod
+    def is_finished(self, state: S) -> bool:
+        """True once the game has ended."""
+
+    @abc.abstractmethod
+    def legal_actions(self, state: S, seat: int) -> list[dict[str, Any]]:
+        """Every concrete action `seat` may send now, as request bodies."""
+
+    @abc.abstractmethod
+    def public_view(self, state: S) -> dict[str, Any]:
+        """round, phase, scores, table and result: what everybody may see."""
+
+    @abc.abstractmethod
+    def seat_view(self, state: S, seat: int) -> dict[str, Any]:
+        """The `you` part: what only this seat may see."""
+
+    @abc.abstractmethod
+    def full_view(self, state: S) -> dict[str, Any]:
+        """Everything, hidden cards and stock order included (finished games only)."""
+
+    def parse_action(self, raw: Mapping[str, Any]) -> Action:
+        """Check an action's shape against this game's action types."""
+        return parse_action(self.actions, raw)
+
+    def describe(self) -> dict[str, Any]:
+        """The catalog entry of this game."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "players": {"min": self.min_players, "max": self.max_players},
+            "options": [spec.describe() for spec in self.options],
+            "actions": [spec.type for spec in self.actions],
+        }
+
+    @property
+    def catalog(self) -> EventCatalog:
+        """All event types of this game, the engine's included."""
+        return EventCatalog(ENGINE_EVENTS + self.events)
+
+
+_REGISTRY: dict[str, Game[Any]] = {}
+GAME_MODULES = ("domain.golf",)
+
+
+def _registry() -> dict[str, Game[Any]]:
+    """The registry, with every game module imported (each registers itself)."""
+    for module in GAME_MODULES:
+        importlib.import_module(module)
+    return _REGISTRY
+
+
+def register(game: Game[Any]) -> Game[Any]:
+    """Make a game known by its id."""
+    _REGISTRY[game.id] = game
+    return game
+
+
+def get_game(game_id: str) -> Game[Any]:
+    """The registered game with this id; InvalidInput when there is none."""
+    registry = _registry()
+    if game_id not in registry:
+        raise InvalidInput("unknown_game", f"no game {game_id!r}; known: {', '.join(sorted(registry))}")
+    return registry[game_id]
+
+
+def all_games() -> list[Game[Any]]:
+    """Every registered game, by id."""
+    registry = _registry()
+    return [registry[key] for key in sorted(registry)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot(Generic[S]):
+    """A game at one version: the config, the game's own state and engine bookkeeping."""
+
+    game: Game[S]
+    config: GameConfig
+    state: S
+    version: int = 0
+    seed_revealed: bool = False
+
+    @property
+    def finished(self) -> bool:
+        """True once the game has ended (its seed may still be due)."""
+        return self.game.is_finished(self.state)
+
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that may act now."""
+        return () if self.finished else self.game.to_act(self.state)
+
+
+def make_config(
+    game_id: str,
+    players: int,
+    options: Mapping[str, Any],
+    seed: str,
+    decks: Sequence[Sequence[str]] = (),
+) -> GameConfig:
+    """Validate a new game's settings (players, options, stacked decks) into a config."""
+    game = get_game(game_id)
+    if not game.min_players <= players <= game.max_players:
+        raise RuleViolation(
+            "bad_player_count",
+            f"{game.name} takes {game.min_players} to {game.max_players} players, not {players}",
+        )
+    resolved = game.resolve_options(players, options)
+    canonical = sorted(game.canonical_deck(players, resolved))
+    for number, deck in enumerate(decks, start=1):
+        if sorted(deck) != canonical:
+            raise InvalidInput(
+                "invalid_deck",
+                f"stacked deck {number} is not a permutation of the {len(canonical)}-card deck of this game (C-5)",
+            )
+    return GameConfig(game_id, players, resolved, seed, tuple(tuple(d) for d in decks))
+
+
+def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
+    """Apply one recorded event at version + 1."""
+    if isinstance(event, GameCreated):
+        assert snap.version == 0, "GameCreated must be the first event"
+        assert event.seed_commitment == commitment(snap.config.seed), "seed commitment mismatch"
+        return dataclasses.replace(snap, version=1)
+    if isinstance(event, SeedRevealed):
+        assert snap.finished and event.seed == snap.config.seed, "seed revealed before the end or wrongly"
+        return dataclasses.replace(snap, version=snap.version + 1, seed_revealed=True)
+    state = snap.game.evolve(snap.state, event)
+    return dataclasses.replace(snap, state=state, version=snap.version + 1)
+
+
+def _next_system_event(snap: Snapshot[S]) -> Event | None:
+    if snap.finished:
+        return None if snap.seed_revealed else SeedRevealed(seed=snap.config.seed)
+    return snap.game.automatic(snap.state)
+
+
+def settle(snap: Snapshot[S]) -> tuple[Snapshot[S], list[Event]]:
+    """Take every due system step (deal, scoring, end, seed reveal)."""
+    events: list[Event] = []
+    while (event := _next_system_event(snap)) is not None:
+        snap = advance(snap, event)
+        events.append(event)
+    return snap, events
+
+
+def start(config: GameConfig) -> tuple[Snapshot[Any], list[Event]]:
+    """A new game: GameCreated, then the first deal and whatever else is due."""
+    game = get_game(config.game)
+    snap: Snapshot[Any] = Snapshot(game, config, game.initial_state(config))
+    created = GameCreated(
+        game=config.game,
+        players=config.players,
+        options=dict(config.options),
+        seed_commitment=commitment(config.seed),
+        stacked=config.stacked,
+    )
+    snap = advance(snap, created)
+    snap, system_events = settle(snap)
+    return snap, [created, *system_events]
+
+
+def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Snapshot[S], list[Event]]:
+    """Decide one action of `seat` and apply its events and the system steps they trigger."""
+    if snap.finished:
+        raise RuleViolation("game_finished", "the game has ended")
+    action = snap.game.parse_action(raw_action)
+    events = snap.game.decide(snap.state, seat, action)
+    for event in events:
+        snap = advance(snap, event)
+    snap, system_events = settle(snap)
+    return snap, [*events, *system_events]
+
+
+def fold(config: GameConfig, events: Iterable[Event]) -> Snapshot[Any]:
+    """Rebuild a game from its config and recorded events, the same way every time."""
+    game = get_game(config.game)
+    snap: Snapshot[Any] = Snapshot(game, config, game.initial_state(config))
+    for event in events:
+        snap = advance(snap, event)
+    return snap
+
+
+def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:
+    """What a seat (or, with None, a spectator) may see: C-6."""
+    public = snap.game.public_view(snap.state)
+    out: dict[str, Any] = {
+        "status": "finished" if snap.finished else "active",
+        "version": snap.version,
+        "to_act": list(snap.to_act()),
+        **public,
+    }
+    if seat is not None:
+        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat)}
+        out["actions"] = sorted({a["type"] for a in legal_actions(snap, seat)})
+    else:
+        out["actions"] = []
+    return out
+
+
+def legal_actions(snap: Snapshot[Any], seat: int) -> list[dict[str, Any]]:
+    """Every concrete action `seat` may send now."""
+    return [] if snap.finished else snap.game.legal_actions(snap.state, seat)
