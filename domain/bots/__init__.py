@@ -1,0 +1,54 @@
+"""Pure bot policies: pick one legal action from a seat's own view.
+
+A policy gets exactly what the seat may see, `engine.view(snap, seat)`, the
+seat's legal actions `engine.legal_actions(snap, seat)` and a seeded stream for
+its ties and random choices. It never sees the snapshot, the state, the seed or
+the stock (C-6), and it returns a copy of one of the legal actions.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from domain.bots import golf
+from domain.shuffle import SeededStream
+
+Policy = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
+
+LEVELS = ("random", "greedy")
+
+
+def random_policy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream) -> dict[str, Any]:
+    """Level `random`, for every game: uniform over the legal actions."""
+    return copy.deepcopy(dict(rng.choice(legal)))
+
+
+GENERIC: dict[str, Policy] = {"random": random_policy}
+"""Policies that play every game, by level."""
+
+POLICIES: dict[tuple[str, str], Policy] = {("golf", level): policy for level, policy in golf.POLICIES.items()}
+"""Game-specific policies by (game id, level)."""
+
+
+def policy_for(game_id: str, level: str) -> Policy:
+    """The policy of a level for a game; ValueError for an unknown level or a game without it."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; known levels: {', '.join(LEVELS)}")
+    policy = POLICIES.get((game_id, level)) or GENERIC.get(level)
+    if policy is None:
+        raise ValueError(f"no {level!r} bot for game {game_id!r}")
+    return policy
+
+
+def choose_action(
+    game_id: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream
+) -> dict[str, Any]:
+    """Pick one of `legal` for the seat whose view this is."""
+    policy = policy_for(game_id, level)
+    if not legal:
+        raise ValueError(f"the seat has no legal action in game {game_id!r}; a bot can only act when it may")
+    action = policy(view, legal, rng)
+    assert action in legal, f"{level} bot for {game_id} chose an illegal action {action!r}"
+    return action

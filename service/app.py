@@ -1,0 +1,117 @@
+"""The Flask app factory: configuration, blueprints, problem+json errors."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import flask
+import flask_smorest
+import redis
+from werkzeug.exceptions import HTTPException
+
+from service import catalog, games_api, health
+from service.commands import GameService
+from service.dispatch import BotDispatcher, RQDispatcher
+from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
+from service.problems import ApiError, store_unavailable
+from service.store import EventStore, StoreUnavailable
+
+MAX_BODY_BYTES = 64 * 1024
+HTTP_CODES = {
+    400: "invalid_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+}
+log = logging.getLogger(__name__)
+
+
+class Api(flask_smorest.Api):  # type: ignore[misc]
+    """flask-smorest's Api, documenting errors as problems."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        """flask-smorest's default error responses, as problem+json."""
+        self.DEFAULT_RESPONSE_CONTENT_TYPE = PROBLEM_JSON
+        try:
+            super()._register_responses()
+        finally:
+            del self.DEFAULT_RESPONSE_CONTENT_TYPE  # back to the class default for success responses
+
+
+def redis_clients(url: str) -> tuple[redis.Redis, redis.Redis, redis.Redis]:
+    """Clients for the store, for blocking reads (long-poll) and for RQ (bytes replies)."""
+    common: dict[str, Any] = {"socket_connect_timeout": 2, "health_check_interval": 15, "retry_on_timeout": False}
+    store = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, **common)
+    blocking = redis.Redis.from_url(url, decode_responses=True, socket_timeout=40, **common)
+    queue = redis.Redis.from_url(url, socket_timeout=5, **common)
+    return store, blocking, queue
+
+
+def create_app(
+    settings: Mapping[str, Any] | None = None,
+    *,
+    redis_client: redis.Redis | None = None,
+    dispatcher: BotDispatcher | None = None,
+) -> flask.Flask:
+    """Build the app; without a client it connects to REDIS_URL (default localhost:6379)."""
+    app = flask.Flask(__name__)
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        API_TITLE="Card table",
+        API_VERSION="1.0.0",
+        OPENAPI_VERSION="3.0.3",
+        REDIS_URL=os.environ.get("REDIS_URL", "redis://localhost:6379/0"),
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(settings or {})
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    if redis_client is None:
+        store_client, blocking_client, queue_client = redis_clients(app.config["REDIS_URL"])
+    else:
+        store_client = blocking_client = queue_client = redis_client
+    store = EventStore(store_client, blocking_client)
+    app.extensions["games"] = GameService(store, dispatcher or RQDispatcher(queue_client))
+
+    api = Api(app)
+    api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
+    for blueprint in (catalog.blp, games_api.blp, health.blp):
+        api.register_blueprint(blueprint)
+    _register_errors(app)
+    return app
+
+
+def _register_errors(app: flask.Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(error: ApiError) -> flask.Response:
+        return problem_response(error)
+
+    @app.errorhandler(StoreUnavailable)
+    def _store_down(error: StoreUnavailable) -> flask.Response:
+        log.warning("event store unavailable: %s", error)
+        return problem_response(store_unavailable())
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException) -> flask.Response:
+        status = error.code or 500
+        detail = error.description or error.name
+        messages = getattr(error, "data", {}).get("messages")
+        if messages:
+            detail = describe_validation(messages.get("json", messages))
+        if status == 413:
+            detail = f"the request body is over the limit of {MAX_BODY_BYTES} bytes"
+        return problem_response(ApiError(status, HTTP_CODES.get(status, "http_error"), detail))
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(error: RecursionError) -> flask.Response:
+        return problem_response(ApiError(400, "invalid_request", "the JSON body is nested too deeply"))
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception) -> flask.Response:
+        log.exception("unexpected error", exc_info=error)
+        return problem_response(ApiError(500, "internal_error", "an unexpected error; it has been logged"))

@@ -1,0 +1,339 @@
+"""The command path: every action, a person's or a bot's, goes through GameService.submit."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from domain import engine
+from domain.bots import choose_action
+from domain.chain import canonical_json, chain_records
+from domain.errors import DomainError
+from domain.events import Event
+from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
+from service.dispatch import BotDispatcher
+from service.problems import ApiError, from_domain, not_found, version_conflict
+from service.store import EventStore, GameExists
+
+CACHE_SIZE = 2048
+RETRIES_WITHOUT_VERSION = 5
+DEFAULT_BOT = "greedy"
+
+
+def utc_now() -> str:
+    """The service clock: ISO 8601 in UTC, to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def token_digest(token: str) -> str:
+    """Tokens are kept only as SHA-256 digests."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Seat:
+    """A seat as created: human or bot."""
+
+    seat: int
+    kind: str
+    name: str
+    level: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The seat without secrets."""
+        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
+        if self.level is not None:
+            out["level"] = self.level
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedGame:
+    """A game as loaded: its creation facts and its snapshot at the latest version."""
+
+    id: str
+    seats: tuple[Seat, ...]
+    token_digests: tuple[str | None, ...]
+    config: engine.GameConfig
+    seed_source: str
+    snap: engine.Snapshot[Any]
+    last_hash: str
+
+    @property
+    def version(self) -> int:
+        return self.snap.version
+
+    def bot_to_act(self) -> Seat | None:
+        """The first bot seat that may act now, if any."""
+        for seat in self.snap.to_act():
+            if self.seats[seat].kind == "bot":
+                return self.seats[seat]
+        return None
+
+
+class GameService:
+    """Creates games, loads them (cached by version) and runs actions through the rules."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        dispatcher: BotDispatcher,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self.store = store
+        self.dispatcher = dispatcher
+        self.clock = clock
+        self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------ create
+
+    def create_game(
+        self,
+        game: str,
+        seats: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        seed: str | None = None,
+        decks: Sequence[Sequence[str]] = (),
+    ) -> dict[str, Any]:
+        """Validate, deal and store a new game; returns the creation response with tokens."""
+        if seed is not None and not is_valid_seed(seed):
+            raise ApiError(400, "invalid_seed", "a seed is 1 to 128 printable ASCII characters (C-4)")
+        seat_list = tuple(
+            Seat(
+                i,
+                s["kind"],
+                s.get("name") or _default_name(s, i),
+                s.get("level", DEFAULT_BOT) if s["kind"] == "bot" else None,
+            )
+            for i, s in enumerate(seats)
+        )
+        try:
+            config = engine.make_config(game, len(seat_list), options, seed or new_server_seed(), decks)
+            snap, events = engine.start(config)
+        except DomainError as error:
+            raise from_domain(error) from error
+        return self._store_new_game(config, seat_list, "creator" if seed is not None else "server", snap, events)
+
+    def _store_new_game(
+        self,
+        config: engine.GameConfig,
+        seats: tuple[Seat, ...],
+        seed_source: str,
+        snap: engine.Snapshot[Any],
+        events: list[Event],
+    ) -> dict[str, Any]:
+        tokens = [secrets.token_urlsafe(32) if seat.kind == "human" else None for seat in seats]
+        digests = [token_digest(t) if t else None for t in tokens]
+        commitment = _commitment_of(events)
+        records = chain_records(events, 1, commitment, self.clock())
+        meta = {
+            "game": config.game,
+            "seats": json.dumps([s.public() for s in seats]),
+            "tokens": json.dumps(digests),
+            "options": json.dumps(dict(config.options)),
+            "seed": config.seed,
+            "seed_source": seed_source,
+            "decks": json.dumps([list(d) for d in config.decks]),
+            "created_at": records[0]["at"],
+        }
+        for _ in range(3):
+            game_id = secrets.token_urlsafe(9)
+            try:
+                self.store.create(game_id, meta, records)
+                break
+            except GameExists:
+                continue
+        else:
+            raise ApiError(503, "store_unavailable", "could not allocate a game id")
+        loaded = LoadedGame(game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"])
+        self._remember(loaded)
+        self._schedule_bots(loaded)
+        return {
+            "id": game_id,
+            "game": config.game,
+            "version": snap.version,
+            "seed_commitment": commitment,
+            "seed_source": seed_source,
+            "stacked": config.stacked,
+            "seats": [dict(s.public(), **({"token": t} if t else {})) for s, t in zip(seats, tokens, strict=True)],
+        }
+
+    # ------------------------------------------------------------ load
+
+    def load(self, game_id: str) -> LoadedGame:
+        """The game at its latest version: cached snapshot plus any newer events."""
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is None:
+            cached = self._load_from_scratch(game_id)
+        newer = self.store.read(game_id, after=cached.version)
+        if newer:
+            cached = self._advance(cached, newer)
+            self._remember(cached)
+        return cached
+
+    def _load_from_scratch(self, game_id: str) -> LoadedGame:
+        meta = self.store.meta(game_id)
+        if meta is None:
+            raise not_found(game_id)
+        seats = tuple(Seat(**s) for s in json.loads(meta["seats"]))
+        config = engine.GameConfig(
+            game=meta["game"],
+            players=len(seats),
+            options=json.loads(meta["options"]),
+            seed=meta["seed"],
+            decks=tuple(tuple(d) for d in json.loads(meta["decks"])),
+        )
+        game = engine.get_game(config.game)
+        snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
+        digests = tuple(json.loads(meta["tokens"]))
+        return LoadedGame(game_id, seats, digests, config, meta["seed_source"], snap, "")
+
+    def _advance(self, loaded: LoadedGame, records: list[dict[str, Any]]) -> LoadedGame:
+        catalog = loaded.snap.game.catalog
+        snap = loaded.snap
+        for record in records:
+            snap = engine.advance(snap, catalog.build(record["type"], record["actor"], record["data"]))
+        return dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
+
+    def _remember(self, loaded: LoadedGame) -> None:
+        with self._lock:
+            current = self._cache.get(loaded.id)
+            if current is None or current.version <= loaded.version:
+                self._cache[loaded.id] = loaded
+            self._cache.move_to_end(loaded.id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+    # ------------------------------------------------------------ read
+
+    def seat_for_token(self, loaded: LoadedGame, token: str) -> int:
+        """The seat whose token this is; 401 otherwise (constant-time comparison)."""
+        presented = token_digest(token)
+        found = None
+        for seat, digest in enumerate(loaded.token_digests):
+            if digest is not None and hmac.compare_digest(presented, digest):
+                found = seat
+        if found is None:
+            raise ApiError(401, "unauthorized", "this token is not valid for a seat of this game")
+        return found
+
+    def render(self, loaded: LoadedGame, snap: engine.Snapshot[Any], seat: int | None) -> dict[str, Any]:
+        """The API view of a game for a seat or a spectator."""
+        view = engine.view(snap, seat)
+        scores = view.pop("scores")
+        seats = [dict(s.public(), score=scores[s.seat]) for s in loaded.seats]
+        return {"id": loaded.id, "game": loaded.config.game, "stacked": loaded.config.stacked, **view, "seats": seats}
+
+    def events(self, game_id: str, after: int, wait_seconds: float) -> list[dict[str, Any]]:
+        """Public events after `after`, waiting up to `wait_seconds` for one."""
+        if self.store.meta(game_id) is None:
+            raise not_found(game_id)
+        return self.store.wait(game_id, after, int(wait_seconds * 1000))
+
+    # ------------------------------------------------------------ act
+
+    def submit(
+        self,
+        game_id: str,
+        seat: int,
+        body: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """Decide and append one action of `seat`; the one path for people and bots."""
+        idem = self._idempotency(game_id, seat, body, idempotency_key)
+        if idem is not None:
+            prior = self.store.idempotent_answer(game_id, idem[0])
+            if prior is not None:
+                return _replay(prior, idem[1])
+        for _ in range(RETRIES_WITHOUT_VERSION):
+            loaded = self.load(game_id)
+            if expected_version is not None and expected_version != loaded.version:
+                raise version_conflict(expected_version, loaded.version)
+            response, new = self._decide(loaded, seat, body)
+            stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
+            result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
+            if result.outcome == "ok":
+                self._remember(new)
+                self._schedule_bots(new)
+                return response
+            if result.outcome == "duplicate":
+                assert idem is not None and result.prior is not None
+                return _replay(result.prior, idem[1])
+            if expected_version is not None:
+                raise version_conflict(expected_version, result.version)
+        raise version_conflict(loaded.version, loaded.version + 1)
+
+    def _decide(self, loaded: LoadedGame, seat: int, body: Mapping[str, Any]) -> tuple[dict[str, Any], LoadedGame]:
+        try:
+            snap, events = engine.act(loaded.snap, seat, body)
+        except DomainError as error:
+            raise from_domain(error) from error
+        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock())
+        new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
+        return {"version": snap.version, "events": records, "state": self.render(new, snap, seat)}, new
+
+    @staticmethod
+    def _idempotency(game_id: str, seat: int, body: Mapping[str, Any], key: str | None) -> tuple[str, str] | None:
+        if key is None:
+            return None
+        digest = hashlib.sha256(canonical_json(dict(body)).encode("utf-8")).hexdigest()
+        return f"{seat}:{key}", digest
+
+    # ------------------------------------------------------------ bots
+
+    def _schedule_bots(self, loaded: LoadedGame) -> None:
+        if loaded.bot_to_act() is not None:
+            self.dispatcher.schedule(loaded.id, loaded.version)
+
+    def play_bot_turn(self, game_id: str, version: int) -> str:
+        """Play one bot turn at `version` through `submit`; says what happened."""
+        loaded = self.load(game_id)
+        if loaded.version != version:
+            return "stale"
+        bot = loaded.bot_to_act()
+        if bot is None or bot.level is None:
+            return "no_bot_to_act"
+        view = engine.view(loaded.snap, bot.seat)
+        legal = engine.legal_actions(loaded.snap, bot.seat)
+        rng = SeededStream(f"bot/{game_id}", f"{version}/{bot.seat}")
+        action = choose_action(loaded.config.game, bot.level, view, legal, rng)
+        try:
+            self.submit(game_id, bot.seat, action, expected_version=version)
+        except ApiError as error:
+            if error.status == 409:
+                return "conflict"
+            raise
+        return "played"
+
+
+def _default_name(seat: Mapping[str, Any], index: int) -> str:
+    return f"{seat.get('level', DEFAULT_BOT)} bot {index}" if seat["kind"] == "bot" else f"Player {index}"
+
+
+def _commitment_of(events: list[Event]) -> str:
+    created = events[0]
+    assert isinstance(created, engine.GameCreated)
+    return created.seed_commitment
+
+
+def _replay(prior: str, body_digest: str) -> dict[str, Any]:
+    stored = json.loads(prior)
+    if stored["body"] != body_digest:
+        raise ApiError(
+            422,
+            "idempotency_key_reused",
+            "this Idempotency-Key was used for a different request in this game",
+        )
+    response: dict[str, Any] = stored["response"]
+    return response

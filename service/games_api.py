@@ -1,0 +1,253 @@
+"""/v1/games: create a game, view it, act in it, follow its events."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import flask
+import marshmallow as ma
+from marshmallow import validate
+
+from domain.bots import LEVELS
+from service.http import Blueprint, bearer_token, games
+from service.problems import ApiError
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
+
+MAX_WAIT_SECONDS = 30
+GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+# ---------------------------------------------------------------- schemas
+
+
+class SeatRequestSchema(ma.Schema):
+    kind = ma.fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    name = ma.fields.String(validate=validate.Length(1, 40))
+    level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only; default greedy"})
+
+    @ma.validates_schema
+    def _level_for_bots_only(self, data: dict[str, Any], **_: Any) -> None:
+        if data["kind"] == "human" and "level" in data:
+            raise ma.ValidationError("only a bot seat has a level", "level")
+
+
+class CreateGameSchema(ma.Schema):
+    game = ma.fields.String(required=True, metadata={"description": "a game id from the catalog"})
+    seats = ma.fields.List(ma.fields.Nested(SeatRequestSchema), required=True, validate=validate.Length(1, 16))
+    options = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Raw(allow_none=True), load_default=dict)
+    seed = ma.fields.String(metadata={"description": "1-128 printable ASCII; omitted: the server draws one (C-4)"})
+    decks = ma.fields.List(
+        ma.fields.List(ma.fields.String(), validate=validate.Length(max=1000)),
+        validate=validate.Length(max=20),
+        metadata={"description": "stacked decks for the first rounds, top card first (C-5)"},
+    )
+
+
+class SeatCreatedSchema(ma.Schema):
+    seat = ma.fields.Integer(required=True)
+    kind = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    level = ma.fields.String()
+    token = ma.fields.String(metadata={"description": "humans only; shown once"})
+
+
+class GameCreatedSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True)
+    seed_commitment = ma.fields.String(required=True)
+    seed_source = ma.fields.String(required=True, validate=validate.OneOf(["server", "creator"]))
+    stacked = ma.fields.Boolean(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
+
+
+class SeatViewSchema(ma.Schema):
+    seat = ma.fields.Integer(required=True)
+    kind = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    level = ma.fields.String()
+    score = ma.fields.Integer(required=True)
+
+
+class GameViewSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    stacked = ma.fields.Boolean(required=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    version = ma.fields.Integer(required=True)
+    round = ma.fields.Integer(required=True)
+    phase = ma.fields.String(required=True)
+    to_act = ma.fields.List(ma.fields.Integer(), required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatViewSchema), required=True)
+    table = ma.fields.Dict(required=True, metadata={"description": "public, game-specific"})
+    you = ma.fields.Dict(metadata={"description": "the seat's own view: {seat, hand, ...}"})
+    actions = ma.fields.List(ma.fields.String(), required=True)
+    result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "when finished: totals, winners"})
+
+
+class ActionSchema(ma.Schema):
+    """One action; which fields apply depends on the game and `type` (API.md, Action types)."""
+
+    type = ma.fields.String(required=True)
+    expected_version = ma.fields.Integer(strict=True, validate=validate.Range(min=0))
+    positions = ma.fields.List(ma.fields.Integer(strict=True))
+    position = ma.fields.Integer(strict=True)
+    flip = ma.fields.Integer(strict=True, allow_none=True)
+    card = ma.fields.String()
+    cards = ma.fields.List(ma.fields.String())
+    meld = ma.fields.Raw(metadata={"description": "a meld id, or {kind, cards}"})
+    kind = ma.fields.String()
+    end = ma.fields.String()
+    suit = ma.fields.String()
+    set = ma.fields.Integer(strict=True)
+    from_seat = ma.fields.Integer(strict=True)
+    take = ma.fields.String()
+    give = ma.fields.String()
+    then = ma.fields.Dict()
+    by = ma.fields.String()
+
+    class Meta:
+        include: ClassVar[dict[str, Any]] = {
+            "from": ma.fields.String(metadata={"description": "where to draw from"})
+        }
+
+
+class EventRecordSchema(ma.Schema):
+    seq = ma.fields.Integer(required=True)
+    type = ma.fields.String(required=True)
+    actor = ma.fields.Raw(required=True, metadata={"description": 'a seat number or "system"'})
+    data = ma.fields.Dict(required=True)
+    at = ma.fields.String(required=True)
+    prev_hash = ma.fields.String(required=True)
+    hash = ma.fields.String(required=True)
+
+
+class ActionResultSchema(ma.Schema):
+    version = ma.fields.Integer(required=True)
+    events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
+    state = ma.fields.Nested(GameViewSchema, required=True)
+
+
+class EventsQuerySchema(ma.Schema):
+    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0))
+    wait = ma.fields.Float(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
+
+
+class EventsSchema(ma.Schema):
+    events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
+
+
+# ---------------------------------------------------------------- routes
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(CreateGameSchema)
+@blp.response(201, GameCreatedSchema)
+@blp.problems(
+    s400="malformed request, unknown game or card, bad option",
+    s422="the rules refuse this setup (player count)",
+    s503="the event store cannot be reached",
+)
+def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Create a game; it starts at once, and bots act through the job queue."""
+    created = games().create_game(body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()))
+    return created, 201, {"Location": f"/v1/games/{created['id']}"}
+
+
+@blp.route("/<game_id>")
+@blp.doc(security=[{}, {"seatToken": []}])
+@blp.response(200, GameViewSchema)
+@blp.problems(
+    s401="a token that is not this game's",
+    s404="no such game",
+)
+def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """The caller's view: a seat's with its token, else the spectator's (C-6)."""
+    service = games()
+    loaded = service.load(_checked_id(game_id))
+    token = bearer_token()
+    seat = service.seat_for_token(loaded, token) if token else None
+    return service.render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
+
+
+@blp.route("/<game_id>/actions", methods=["POST"])
+@blp.doc(
+    security=[{"seatToken": []}],
+    parameters=[
+        {
+            "in": "header",
+            "name": "Idempotency-Key",
+            "schema": {"type": "string", "maxLength": 200},
+            "description": "a retry with the same key and body returns the first answer and appends nothing",
+        },
+        {
+            "in": "header",
+            "name": "If-Match",
+            "schema": {"type": "string"},
+            "description": 'the expected version in quotes, like "12" (same as expected_version)',
+        },
+    ],
+)
+@blp.arguments(ActionSchema)
+@blp.response(200, ActionResultSchema)
+@blp.problems(
+    s400="malformed action, unknown card or action type",
+    s401="no valid token for this game",
+    s404="no such game",
+    s409="expected_version / If-Match no longer current",
+    s422="the rules refuse it; `rule` names the rule",
+    s503="the event store cannot be reached; nothing was written",
+)
+def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """One action for the token's seat; `Idempotency-Key` makes retries safe."""
+    service = games()
+    loaded = service.load(_checked_id(game_id))
+    token = bearer_token()
+    if token is None:
+        raise ApiError(401, "unauthorized", "an action needs 'Authorization: Bearer <seat token>'")
+    seat = service.seat_for_token(loaded, token)
+    expected = _expected_version(body.pop("expected_version", None))
+    return service.submit(loaded.id, seat, body, expected, _idempotency_key())
+
+
+@blp.route("/<game_id>/events")
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, EventsSchema)
+@blp.problems(
+    s404="no such game",
+)
+def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Public events with seq > after; with `wait` the call blocks until one exists."""
+    return {"events": games().events(_checked_id(game_id), query["after"], query["wait"])}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _checked_id(game_id: str) -> str:
+    try:
+        GAME_ID(game_id)
+    except ma.ValidationError:
+        raise ApiError(404, "game_not_found", "no game with that id") from None
+    return game_id
+
+
+def _expected_version(from_body: int | None) -> int | None:
+    header = flask.request.headers.get("If-Match")
+    if header is None:
+        return from_body
+    text = header.strip().removeprefix("W/").strip('"')
+    if not text.isdigit() or len(text) > 18:
+        raise ApiError(400, "invalid_request", 'If-Match must be a version in quotes, like "12"')
+    version = int(text)
+    if from_body is not None and from_body != version:
+        raise ApiError(400, "invalid_request", "If-Match and expected_version disagree")
+    return version
+
+
+def _idempotency_key() -> str | None:
+    key = flask.request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise ApiError(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
+    return key

@@ -1,0 +1,112 @@
+"""Shared HTTP plumbing: the problem schema, a 400-raising argument parser, the blueprint class."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import flask
+import flask_smorest
+import marshmallow as ma
+from webargs.flaskparser import FlaskParser
+
+from service.commands import GameService
+from service.problems import ApiError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ProblemSchema(ma.Schema):
+    """application/problem+json (RFC 9457) with a stable `code` and, for rules, `rule`."""
+
+    type = ma.fields.String(required=True)
+    title = ma.fields.String(required=True)
+    status = ma.fields.Integer(required=True)
+    code = ma.fields.String(required=True, metadata={"description": "stable snake_case error code"})
+    detail = ma.fields.String(required=True)
+    rule = ma.fields.String(metadata={"description": "the rule id that refused the action"})
+
+
+class ProblemParser(FlaskParser):
+    """Request validation errors are 400 problems, not webargs' default 422."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def handle_error(
+        self,
+        error: ma.ValidationError,
+        req: flask.Request,
+        schema: ma.Schema,
+        *,
+        error_status_code: int | None,
+        error_headers: Any,
+    ) -> NoReturn:
+        messages = error.messages
+        if isinstance(messages, dict) and len(messages) == 1:
+            messages = next(iter(messages.values()))  # drop the location ("json", "query")
+        raise ApiError(400, "invalid_request", describe_validation(messages))
+
+
+def describe_validation(messages: Any, prefix: str = "") -> str:
+    """Flatten marshmallow's nested messages into one readable line."""
+    if isinstance(messages, dict):
+        parts = []
+        for key, value in messages.items():
+            name = "body" if key == "_schema" else f"{prefix}{key}"
+            parts.append(
+                describe_validation(value, f"{name}.") if isinstance(value, dict) else f"{name}: {_join(value)}"
+            )
+        return "; ".join(parts)
+    return _join(messages)
+
+
+def _join(value: Any) -> str:
+    return " ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    """flask-smorest blueprint whose argument errors are problems."""
+
+    ARGUMENTS_PARSER = ProblemParser()
+
+    def problems(self, **by_status: str) -> Callable[[F], F]:
+        """Document problem responses, e.g. `problems(s404="no such game")`."""
+
+        def decorate(view: F) -> F:
+            for key, description in by_status.items():
+                view = self.alt_response(
+                    int(key.removeprefix("s")), schema=ProblemSchema, description=description, content_type=PROBLEM_JSON
+                )(view)
+            return view
+
+        return decorate
+
+
+def games() -> GameService:
+    """The app's GameService."""
+    service: GameService = flask.current_app.extensions["games"]
+    return service
+
+
+def bearer_token() -> str | None:
+    """The token of `Authorization: Bearer <token>`, if any; 401 for another scheme."""
+    header = flask.request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "unauthorized", "use 'Authorization: Bearer <token>'")
+    return token.strip()
+
+
+def problem_response(error: ApiError) -> flask.Response:
+    """Render an ApiError as application/problem+json."""
+    response = flask.jsonify(error.body())
+    response.status_code = error.status
+    response.mimetype = "application/problem+json"
+    for name, value in error.headers.items():
+        response.headers[name] = value
+    return response

@@ -1,0 +1,157 @@
+"""The event store: one Redis stream per game, compare-and-append inside Redis.
+
+Keys of a game share one hash tag, so they live in one Redis Cluster slot:
+  game:{<id>}:events  the stream; entry id `<seq>-0`, field `e` = the record as JSON
+  game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
+  game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import redis
+
+# KEYS: stream, meta hash. ARGV: number of meta items, meta field/value pairs..., records...
+_CREATE = """
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 1 then
+  return {'exists', '0'}
+end
+local items = tonumber(ARGV[1])
+for i = 2, items, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = items + 2, #ARGV do
+  redis.call('XADD', KEYS[1], tostring(i - items - 1) .. '-0', 'e', ARGV[i])
+end
+return {'ok', tostring(#ARGV - items - 1)}
+"""
+
+# KEYS: stream, idem hash. ARGV: expected version, idem field ('' for none), idem value, records...
+_APPEND = """
+local field = ARGV[2]
+if field ~= '' then
+  local prior = redis.call('HGET', KEYS[2], field)
+  if prior then return {'duplicate', prior} end
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local version = 0
+if #last > 0 then version = tonumber(string.match(last[1][1], '^(%d+)')) end
+if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
+for i = 4, #ARGV do
+  redis.call('XADD', KEYS[1], tostring(version + i - 3) .. '-0', 'e', ARGV[i])
+end
+if field ~= '' then redis.call('HSET', KEYS[2], field, ARGV[3]) end
+return {'ok', tostring(version + #ARGV - 3)}
+"""
+
+
+class StoreUnavailable(Exception):
+    """Redis could not be reached; nothing was written."""
+
+
+class GameExists(Exception):
+    """A game with this id exists already."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AppendResult:
+    """What an append did: `ok`, `conflict` (version is the current one) or `duplicate`."""
+
+    outcome: str
+    version: int = 0
+    prior: str | None = None
+
+
+def _keys(game_id: str) -> tuple[str, str, str]:
+    tag = f"game:{{{game_id}}}"
+    return f"{tag}:events", f"{tag}:meta", f"{tag}:idem"
+
+
+def _entry_id(seq: int) -> str:
+    return f"{seq}-0"
+
+
+class EventStore:
+    """Append-only game streams with atomic compare-and-append."""
+
+    def __init__(self, client: redis.Redis, blocking_client: redis.Redis | None = None) -> None:
+        self._redis = client
+        self._blocking = blocking_client or client
+        self._create = client.register_script(_CREATE)
+        self._append = client.register_script(_APPEND)
+
+    def ping(self) -> bool:
+        """True when Redis answers."""
+        try:
+            return bool(self._redis.ping())
+        except redis.RedisError:
+            return False
+
+    def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
+        """Store a new game's meta and its first records in one atomic step."""
+        stream, meta_key, _ = _keys(game_id)
+        flat = [item for pair in meta.items() for item in pair]
+        outcome, _ = self._run(self._create, [stream, meta_key], [len(flat), *flat, *_encode(records)])
+        if outcome == "exists":
+            raise GameExists(game_id)
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        """The game's creation facts, None when there is no such game."""
+        data = self._call(self._redis.hgetall, _keys(game_id)[1])
+        return dict(data) if data else None
+
+    def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        """Records with seq > after, in order."""
+        entries = self._call(self._redis.xrange, _keys(game_id)[0], _entry_id(after + 1), "+", count)
+        return [json.loads(fields["e"]) for _, fields in entries]
+
+    def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
+        """Records with seq > after; blocks up to timeout_ms until one exists."""
+        records = self.read(game_id, after)
+        if records or timeout_ms <= 0:
+            return records
+        stream = _keys(game_id)[0]
+        reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, timeout_ms)
+        return [json.loads(fields["e"]) for _, entries in reply or [] for _, fields in entries]
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        records: list[dict[str, Any]],
+        idempotency: tuple[str, str] | None = None,
+    ) -> AppendResult:
+        """Append records only if the stream is still at expected_version (atomic in Redis)."""
+        stream, _, idem_key = _keys(game_id)
+        field, value = idempotency or ("", "")
+        args = [expected_version, field, value, *_encode(records)]
+        outcome, detail = self._run(self._append, [stream, idem_key], args)
+        if outcome == "duplicate":
+            return AppendResult("duplicate", prior=detail)
+        return AppendResult(outcome, int(detail))
+
+    def idempotent_answer(self, game_id: str, field: str) -> str | None:
+        """The stored answer for an Idempotency-Key field, if any."""
+        answer = self._call(self._redis.hget, _keys(game_id)[2], field)
+        return str(answer) if answer is not None else None
+
+    def _run(self, script: Any, keys: list[str], args: list[Any]) -> tuple[str, str]:
+        reply = self._call(script, keys=keys, args=args)
+        return _text(reply[0]), _text(reply[1])
+
+    @staticmethod
+    def _call(function: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise StoreUnavailable(str(error)) from error
+
+
+def _encode(records: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps(record, separators=(",", ":"), ensure_ascii=False) for record in records]
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
