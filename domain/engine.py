@@ -266,6 +266,8 @@ def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Sn
     """Decide one action of `seat` and apply its events and the system steps they trigger."""
     if snap.finished:
         raise RuleViolation("game_finished", "the game has ended")
+    if not 0 <= seat < snap.config.players:
+        raise InvalidInput("invalid_seat", f"seats are 0 to {snap.config.players - 1}, not {seat} (C-2)")
     action = snap.game.parse_action(raw_action)
     events = snap.game.decide(snap.state, seat, action)
     for event in events:

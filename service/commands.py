@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -23,6 +24,7 @@ from service.dispatch import BotDispatcher
 from service.problems import ApiError, from_domain, not_found, version_conflict
 from service.store import EventStore, GameExists
 
+log = logging.getLogger(__name__)
 CACHE_SIZE = 2048
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
@@ -293,8 +295,13 @@ class GameService:
     # ------------------------------------------------------------ bots
 
     def _schedule_bots(self, loaded: LoadedGame) -> None:
-        if loaded.bot_to_act() is not None:
+        """Ask for the next bot turn; the action is already stored, so a failure here is only logged."""
+        if loaded.bot_to_act() is None:
+            return
+        try:
             self.dispatcher.schedule(loaded.id, loaded.version)
+        except Exception:
+            log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
 
     def play_bot_turn(self, game_id: str, version: int) -> str:
         """Play one bot turn at `version` through `submit`; says what happened."""

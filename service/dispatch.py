@@ -21,7 +21,7 @@ class BotDispatcher(Protocol):
 
 def bot_job_id(game_id: str, version: int) -> str:
     """One job id per (game, version), so a duplicate enqueue is harmless."""
-    return f"bot-turn:{game_id}:{version}"
+    return f"bot-turn_{game_id}_{version}"
 
 
 class RQDispatcher:

@@ -35,6 +35,7 @@ END_MARGIN = 1.0
 """How far below every rival's estimate the bot must be to end a round safely."""
 
 TOLERANCE = 1e-9
+UNKNOWN_BIAS = 0.0
 COLUMNS = 3
 
 Cell = str | None
@@ -192,7 +193,7 @@ def _value(cell: Cell, model: Model) -> float:
     """A known card's G-12 value, or the mean unseen value for a face-down card."""
     if cell is None:
         return 0.0
-    return model.mean if cell == UNKNOWN else float(CARD_VALUES[cell])
+    return model.mean + UNKNOWN_BIAS if cell == UNKNOWN else float(CARD_VALUES[cell])
 
 
 # ---------------------------------------------------------------- reading the view

@@ -135,7 +135,7 @@ def test_c4_seed_validity() -> None:
     """C-4: a seed is 1 to 128 printable ASCII characters."""
     assert is_valid_seed("a")
     assert is_valid_seed("x" * 128)
-    assert is_valid_seed(string.printable[:95])  # space ... ~ (all printable but whitespace controls)
+    assert is_valid_seed(string.printable[:95])  # digits, letters, punctuation and the space
     for bad in ("", "x" * 129, "tab\there", "new\nline", "Grüße", "\x7f", None, 42, b"bytes"):
         assert not is_valid_seed(bad), bad
 

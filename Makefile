@@ -1,0 +1,32 @@
+# Card table: `make run` serves the API with a worker, `make test` runs every test.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export VENV
+
+.PHONY: install run test test-fast lint openapi clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt scripts/install.sh
+	scripts/install.sh
+
+install: $(VENV)/.installed
+
+run: install
+	scripts/run.sh
+
+test: install
+	scripts/ensure-redis.sh
+	$(PY) -m pytest -n 2 -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not integration"
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+openapi: install
+	$(PY) -m service.openapi > openapi.yaml
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis
