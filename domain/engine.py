@@ -8,6 +8,7 @@ import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
+from domain.cards import is_card
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event, EventCatalog
 from domain.options import Action, ActionSpec, OptionSpec, parse_action, resolve_options
@@ -73,6 +74,8 @@ class Game(abc.ABC, Generic[S]):
     options: ClassVar[tuple[OptionSpec, ...]]
     actions: ClassVar[tuple[ActionSpec, ...]]
     events: ClassVar[tuple[type[Event], ...]]
+    players_rule: ClassVar[str]  # the rule id of the player range
+    end_rule: ClassVar[str]  # the rule id of the game's end
 
     def resolve_options(self, players: int, given: Mapping[str, Any]) -> dict[str, Any]:
         """Options with defaults filled in; games override to derive and cross-check."""
@@ -122,9 +125,13 @@ class Game(abc.ABC, Generic[S]):
     def full_view(self, state: S) -> dict[str, Any]:
         """Everything, hidden cards and stock order included (finished games only)."""
 
+    def is_card(self, code: object) -> bool:
+        """True for a card code of this game (C-1; Go5 overrides with its own codes)."""
+        return is_card(code)
+
     def parse_action(self, raw: Mapping[str, Any]) -> Action:
         """Check an action's shape against this game's action types."""
-        return parse_action(self.actions, raw)
+        return parse_action(self.actions, raw, self.is_card)
 
     def describe(self) -> dict[str, Any]:
         """The catalog entry of this game."""
@@ -206,10 +213,16 @@ def make_config(
         raise RuleViolation(
             "bad_player_count",
             f"{game.name} takes {game.min_players} to {game.max_players} players, not {players}",
+            game.players_rule,
         )
     resolved = game.resolve_options(players, options)
     canonical = sorted(game.canonical_deck(players, resolved))
     for number, deck in enumerate(decks, start=1):
+        unknown = sorted({str(card) for card in deck if not game.is_card(card)})
+        if unknown:
+            raise InvalidInput(
+                "unknown_card", f"stacked deck {number} holds unknown card code(s): {', '.join(unknown[:5])}"
+            )
         if sorted(deck) != canonical:
             raise InvalidInput(
                 "invalid_deck",
@@ -265,7 +278,7 @@ def start(config: GameConfig) -> tuple[Snapshot[Any], list[Event]]:
 def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Snapshot[S], list[Event]]:
     """Decide one action of `seat` and apply its events and the system steps they trigger."""
     if snap.finished:
-        raise RuleViolation("game_finished", "the game has ended")
+        raise RuleViolation("game_finished", "the game has ended", snap.game.end_rule)
     if not 0 <= seat < snap.config.players:
         raise InvalidInput("invalid_seat", f"seats are 0 to {snap.config.players - 1}, not {seat} (C-2)")
     action = snap.game.parse_action(raw_action)

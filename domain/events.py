@@ -21,6 +21,14 @@ class Event:
         """The event's `type` in records: its class name."""
         return cls.__name__
 
+    def to_action(self) -> dict[str, Any] | None:
+        """The request body of the action that produced this event, for the seat's own events.
+
+        Each action produces exactly one event with the seat as actor; the
+        verifier re-decides that action from it. System events return None.
+        """
+        return None
+
     def data(self) -> dict[str, Any]:
         """The event's fields other than `actor`, JSON-ready."""
         return {f.name: _to_json(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name != "actor"}

@@ -111,6 +111,9 @@ class CardsRevealed(Event):
     positions: tuple[int, ...]
     cards: tuple[str, ...]
 
+    def to_action(self) -> dict[str, Any]:
+        return {"type": "reveal", "positions": list(self.positions)}
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class StockReshuffled(Event):
@@ -123,6 +126,9 @@ class StockReshuffled(Event):
 class CardDrawn(Event):
     """G-6: the top of the stock went to the drawer's hand, seen by the drawer only."""
 
+    def to_action(self) -> dict[str, Any]:
+        return {"type": "draw", "from": "stock"}
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class DrawnCardSwapped(Event):
@@ -131,6 +137,9 @@ class DrawnCardSwapped(Event):
     position: int
     card: str
     replaced: str
+
+    def to_action(self) -> dict[str, Any]:
+        return {"type": "swap", "position": self.position}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -141,6 +150,9 @@ class DrawnCardDiscarded(Event):
     flipped: int | None
     revealed: str | None
 
+    def to_action(self) -> dict[str, Any]:
+        return {"type": "discard", "flip": self.flipped}
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class DiscardTaken(Event):
@@ -150,6 +162,9 @@ class DiscardTaken(Event):
     card: str
     replaced: str
 
+    def to_action(self) -> dict[str, Any]:
+        return {"type": "take_discard", "position": self.position}
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class CardFlipped(Event):
@@ -157,6 +172,9 @@ class CardFlipped(Event):
 
     position: int
     card: str
+
+    def to_action(self) -> dict[str, Any]:
+        return {"type": "flip", "position": self.position}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -233,6 +251,8 @@ class Golf(Game[GolfState]):
     name = "Golf"
     min_players = 2
     max_players = 12
+    players_rule = "G-1"
+    end_rule = "G-15"
     options = (
         OptionSpec("layout", "grid of 2x3 or 3x3 cards (G-2)", "2x3", choices=("2x3", "3x3")),
         OptionSpec("initial_flips", "cards each player turns up before the first turn (G-4)", 2, 0, 8),

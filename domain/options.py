@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain.cards import is_card
@@ -107,11 +107,16 @@ class Action:
         return self.args.get(name)
 
 
-def parse_action(specs: Sequence[ActionSpec], raw: Mapping[str, Any]) -> Action:
-    """Check `raw` against the game's action shapes; InvalidInput when it does not fit."""
+def parse_action(
+    specs: Sequence[ActionSpec], raw: Mapping[str, Any], card_check: Callable[[object], bool] = is_card
+) -> Action:
+    """Check `raw` against the game's action shapes; InvalidInput when it does not fit.
+
+    `card_check` tells the game's card codes (C-1 by default; Go5 has its own).
+    """
     by_type = {spec.type: spec for spec in specs}
     action_type = raw.get("type")
-    if action_type not in by_type:
+    if not isinstance(action_type, str) or action_type not in by_type:
         allowed = ", ".join(by_type)
         raise InvalidInput("unknown_action", f"unknown action type {action_type!r}; this game has {allowed}")
     spec = by_type[action_type]
@@ -126,11 +131,11 @@ def parse_action(specs: Sequence[ActionSpec], raw: Mapping[str, Any]) -> Action:
                 raise InvalidInput("invalid_request", f"'{action_type}' needs field '{field.name}'")
             args[field.name] = None
             continue
-        args[field.name] = _check_field(action_type, field, raw[field.name])
+        args[field.name] = _check_field(action_type, field, raw[field.name], card_check)
     return Action(type=action_type, args=args)
 
 
-def _check_field(action_type: str, field: FieldSpec, value: Any) -> Any:
+def _check_field(action_type: str, field: FieldSpec, value: Any, card_check: Callable[[object], bool]) -> Any:
     where = f"'{action_type}.{field.name}'"
     if value is None:
         if field.nullable:
@@ -145,11 +150,11 @@ def _check_field(action_type: str, field: FieldSpec, value: Any) -> Any:
             raise InvalidInput("invalid_request", f"{where} must be a list of integers")
         return tuple(value)
     if field.kind == CARD:
-        return _check_card(where, value)
+        return _check_card(where, value, card_check)
     if field.kind == CARD_LIST:
         if not isinstance(value, list):
             raise InvalidInput("invalid_request", f"{where} must be a list of card codes")
-        return tuple(_check_card(where, v) for v in value)
+        return tuple(_check_card(where, v, card_check) for v in value)
     if field.kind == TEXT:
         if not isinstance(value, str) or (field.choices and value not in field.choices):
             allowed = f" one of {', '.join(field.choices)}" if field.choices else " a string"
@@ -160,9 +165,9 @@ def _check_field(action_type: str, field: FieldSpec, value: Any) -> Any:
     return value
 
 
-def _check_card(where: str, value: Any) -> str:
+def _check_card(where: str, value: Any, card_check: Callable[[object], bool]) -> str:
     if not isinstance(value, str):
         raise InvalidInput("invalid_request", f"{where} must hold card codes")
-    if not is_card(value):
-        raise InvalidInput("unknown_card", f"{where}: {value!r} is not a card code (C-1)")
+    if not card_check(value):
+        raise InvalidInput("unknown_card", f"{where}: {value!r} is not a card code of this game")
     return value

@@ -10,6 +10,8 @@ from typing import Any
 import flask
 import flask_smorest
 import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 from werkzeug.exceptions import HTTPException
 
 from service import catalog, games_api, health
@@ -46,7 +48,11 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
 
 def redis_clients(url: str) -> tuple[redis.Redis, redis.Redis, redis.Redis]:
     """Clients for the store, for blocking reads (long-poll) and for RQ (bytes replies)."""
-    common: dict[str, Any] = {"socket_connect_timeout": 2, "health_check_interval": 15, "retry_on_timeout": False}
+    common: dict[str, Any] = {
+        "socket_connect_timeout": 2,
+        "health_check_interval": 15,
+        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),  # fail fast: a 503 beats a hung client
+    }
     store = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, **common)
     blocking = redis.Redis.from_url(url, decode_responses=True, socket_timeout=40, **common)
     queue = redis.Redis.from_url(url, socket_timeout=5, **common)
@@ -83,7 +89,15 @@ def create_app(
     for blueprint in (catalog.blp, games_api.blp, health.blp):
         api.register_blueprint(blueprint)
     _register_errors(app)
+    app.before_request(_require_json_body)
     return app
+
+
+def _require_json_body() -> None:
+    """A request with a body must send it as JSON (415 otherwise)."""
+    request = flask.request
+    if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
+        raise ApiError(415, "unsupported_media_type", "send the body as application/json")
 
 
 def _register_errors(app: flask.Flask) -> None:

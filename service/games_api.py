@@ -15,6 +15,7 @@ from service.problems import ApiError
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
 MAX_WAIT_SECONDS = 30
+MAX_SEQ = 2**53 - 1  # far beyond any game; keeps `after + 1` a valid Redis stream id
 GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -108,9 +109,7 @@ class ActionSchema(ma.Schema):
     by = ma.fields.String()
 
     class Meta:
-        include: ClassVar[dict[str, Any]] = {
-            "from": ma.fields.String(metadata={"description": "where to draw from"})
-        }
+        include: ClassVar[dict[str, Any]] = {"from": ma.fields.String(metadata={"description": "where to draw from"})}
 
 
 class EventRecordSchema(ma.Schema):
@@ -130,7 +129,7 @@ class ActionResultSchema(ma.Schema):
 
 
 class EventsQuerySchema(ma.Schema):
-    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     wait = ma.fields.Float(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
 
 
@@ -146,6 +145,8 @@ class EventsSchema(ma.Schema):
 @blp.response(201, GameCreatedSchema)
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
+    s413="request body over 64 KiB",
+    s415="the body is not application/json",
     s422="the rules refuse this setup (player count)",
     s503="the event store cannot be reached",
 )
@@ -193,6 +194,8 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blp.response(200, ActionResultSchema)
 @blp.problems(
     s400="malformed action, unknown card or action type",
+    s413="request body over 64 KiB",
+    s415="the body is not application/json",
     s401="no valid token for this game",
     s404="no such game",
     s409="expected_version / If-Match no longer current",

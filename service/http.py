@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -31,6 +32,14 @@ class ProblemParser(FlaskParser):
     """Request validation errors are 400 problems, not webargs' default 422."""
 
     DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        try:
+            return super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise  # webargs answers these itself: 400 "Invalid JSON body."
+        except ValueError as error:  # json's other refusal: an integer of more than 4300 digits
+            raise ApiError(400, "invalid_request", "Invalid JSON body: a number has too many digits.") from error
 
     def handle_error(
         self,

@@ -83,9 +83,22 @@ def api_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     port = free_port()
     log = (tmp_path_factory.mktemp("api") / "gunicorn.log").open("wb")
     process = subprocess.Popen(
-        [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "2",
-         "--threads", "16", "service.app:create_app()"],
-        cwd=ROOT, env=service_env(redis_url), stdout=log, stderr=subprocess.STDOUT,
+        [
+            str(BIN / "gunicorn"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            "2",
+            "--threads",
+            "16",
+            "service.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=service_env(redis_url),
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     wait_until(lambda: call("GET", f"{url}/healthz")[0] == 200, 30, "gunicorn")

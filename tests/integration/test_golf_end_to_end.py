@@ -57,7 +57,10 @@ def test_human_against_three_greedy_bots_plays_to_the_end(api_url: str, redis_ur
             break
         if 0 in view["to_act"]:
             status, answer = call(
-                "POST", f"{game_url}/actions", {**scripted_move(view), "expected_version": view["version"]}, bearer(token)
+                "POST",
+                f"{game_url}/actions",
+                {**scripted_move(view), "expected_version": view["version"]},
+                bearer(token),
             )
             assert status in (200, 409), answer
             moves += 1
@@ -108,7 +111,9 @@ def test_eight_clients_send_the_same_turn_exactly_one_wins(api_url: str, redis_u
     def send() -> None:
         barrier.wait()
         status, _ = call(
-            "POST", f"{game_url}/actions", {"type": "flip", "position": 0, "expected_version": view["version"]},
+            "POST",
+            f"{game_url}/actions",
+            {"type": "flip", "position": 0, "expected_version": view["version"]},
             bearer(token),
         )
         results.append(status)

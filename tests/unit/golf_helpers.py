@@ -148,14 +148,16 @@ class Table:
 
     @property
     def table(self) -> dict[str, Any]:
-        return self.view(None)["table"]
+        table: dict[str, Any] = self.view(None)["table"]
+        return table
 
     def slots(self, seat: int, viewer: int | None = None) -> list[dict[str, Any]]:
         return list(self.view(viewer)["table"]["grids"][seat]["slots"])
 
     def truth(self) -> dict[str, Any]:
         """Everything, hidden cards and stock order included (the game's full view)."""
-        return self.snap.game.full_view(self.snap.state)
+        full: dict[str, Any] = self.snap.game.full_view(self.snap.state)
+        return full
 
     def dealt(self, seat: int) -> list[str | None]:
         """The cards in a seat's grid right now, face down included."""
@@ -163,7 +165,8 @@ class Table:
 
     @property
     def turn(self) -> int | None:
-        return self.table["turn"]
+        turn: int | None = self.table["turn"]
+        return turn
 
     def of_type(self, name: str) -> list[Event]:
         return [event for event in self.events if event.type_name() == name]

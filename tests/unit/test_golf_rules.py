@@ -50,7 +50,7 @@ def test_g1_other_player_counts_are_refused(players: int) -> None:
     """G-1: fewer than 2 or more than 12 players are refused."""
     with pytest.raises(RuleViolation) as info:
         engine.make_config("golf", players, {}, "seed")
-    assert info.value.code == "bad_player_count"
+    assert (info.value.code, info.value.rule) == ("bad_player_count", "G-1")
 
 
 @pytest.mark.parametrize(("players", "decks"), [(2, 1), (4, 1), (5, 2), (8, 2), (9, 3), (12, 3)])
@@ -115,12 +115,16 @@ def test_g1_just_enough_cards_are_accepted() -> None:
 
 
 def test_c5_stacked_deck_must_be_a_permutation_of_the_canonical_deck() -> None:
-    """C-5: a duplicate, a missing card or a joker makes the stacked deck invalid."""
+    """C-5 / C-1: a duplicate, a missing card or a joker makes the deck invalid; a non-code is an unknown card."""
     broken = [ONE_DECK[:-1] + ["AS"], ONE_DECK[:-1], [*ONE_DECK[:-1], "JK"], [*ONE_DECK, "JK"]]
     for deck in broken:
         with pytest.raises(InvalidInput) as info:
             engine.make_config("golf", 2, {}, "seed", [deck])
         assert info.value.code == "invalid_deck"
+    for unknown in ([*ONE_DECK[:-1], "XX"], [*ONE_DECK[:-1], "kc"]):
+        with pytest.raises(InvalidInput) as info:
+            engine.make_config("golf", 2, {}, "seed", [unknown])
+        assert info.value.code == "unknown_card"
     table = Table(2, decks=[list(reversed(ONE_DECK))])
     assert table.events[0].type_name() == "GameCreated"
     assert table.events[0].data()["stacked"] is True
@@ -172,7 +176,7 @@ def test_g2_positions_outside_the_grid_are_refused(layout: str, action: dict[str
 
 
 def test_g2_swap_and_discard_positions_outside_the_grid_are_refused() -> None:
-    """G-2: after a draw, too a position outside the grid is refused."""
+    """G-2: after a draw too, a position outside the grid is refused."""
     table = Table(2, NO_FLIPS)
     table.draw(1)
     assert refusal(table, 1, {"type": "swap", "position": 6}) == ("invalid_position", "G-2")
@@ -268,7 +272,7 @@ def test_g3_unstacked_round_one_is_the_c4_shuffle() -> None:
     """C-4 / G-3: without stacked decks round 1 is shuffle(canonical, "round/1") with the secret seed."""
     table = Table(2, NO_FLIPS, seed="demo")
     deck = shuffle(ONE_DECK, "demo", "round/1")
-    # from the C-4 vector: 9S 6C 10S 8C 10D 5D 4C 2D ...; seat 1 gets the odd indices? no: seat 1 is first
+    # C-4 vector: 9S 6C 10S 8C 10D 5D 4C 2D ...; seat 1 (left of dealer 0) gets cards 0, 2, 4, ...
     assert table.dealt(1)[:4] == ["9S", "10S", "10D", "4C"]
     assert table.dealt(0)[:4] == ["6C", "8C", "5D", "2D"]
     assert table.dealt(1) == list(deck[0:12:2])
@@ -536,7 +540,8 @@ def test_g7_the_taken_card_must_be_swapped() -> None:
     table = g6_table()
     assert bad_input(table, 1, {"type": "take_discard"}) == "invalid_request"
     assert bad_input(table, 1, {"type": "take_discard", "position": None}) == "invalid_request"
-    assert all(isinstance(a["position"], int) for a in engine.legal_actions(table.snap, 1) if a["type"] == "take_discard")
+    takes = [a for a in engine.legal_actions(table.snap, 1) if a["type"] == "take_discard"]
+    assert sorted(a["position"] for a in takes) == [0, 1, 2, 3, 4, 5]
     table.take(1, 0)
     assert "KS" not in table.table["discard"]
     assert table.view(1)["you"]["drawn"] is None
@@ -985,11 +990,11 @@ def test_c2_not_your_turn() -> None:
 
 
 def test_g15_no_action_after_the_game_has_finished() -> None:
-    """G-15: a finished game refuses every action with game_finished (an engine refusal, no game rule)."""
+    """G-15: a finished game refuses every action with game_finished."""
     table = scored_round(["AS", "2S", "KS", "AH", "2H", "QS"], ["3D", "JD", "9C", "3C", "10D", "4C"])
     for seat in (0, 1):
         error = table.refused(seat, DRAW, RuleViolation)
-        assert (error.code, error.rule) == ("game_finished", None)
+        assert (error.code, error.rule) == ("game_finished", "G-15")
         assert engine.legal_actions(table.snap, seat) == []
 
 
