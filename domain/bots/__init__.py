@@ -9,10 +9,10 @@ the stock (C-6), and it returns a copy of one of the legal actions.
 from __future__ import annotations
 
 import copy
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from domain.bots import golf
 from domain.shuffle import SeededStream
 
 Policy = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
@@ -28,15 +28,23 @@ def random_policy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], r
 GENERIC: dict[str, Policy] = {"random": random_policy}
 """Policies that play every game, by level."""
 
-POLICIES: dict[tuple[str, str], Policy] = {("golf", level): policy for level, policy in golf.POLICIES.items()}
-"""Game-specific policies by (game id, level)."""
+POLICY_MODULES = {"golf": "domain.bots.golf"}
+"""Where each game's own policies live: a module with `POLICIES: dict[level, Policy]`."""
+
+
+def _game_policies(game_id: str) -> Mapping[str, Policy]:
+    module = POLICY_MODULES.get(game_id)
+    if module is None:
+        return {}
+    policies: Mapping[str, Policy] = importlib.import_module(module).POLICIES
+    return policies
 
 
 def policy_for(game_id: str, level: str) -> Policy:
     """The policy of a level for a game; ValueError for an unknown level or a game without it."""
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; known levels: {', '.join(LEVELS)}")
-    policy = POLICIES.get((game_id, level)) or GENERIC.get(level)
+    policy = _game_policies(game_id).get(level) or GENERIC.get(level)
     if policy is None:
         raise ValueError(f"no {level!r} bot for game {game_id!r}")
     return policy

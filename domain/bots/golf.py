@@ -35,7 +35,6 @@ END_MARGIN = 1.0
 """How far below every rival's estimate the bot must be to end a round safely."""
 
 TOLERANCE = 1e-9
-UNKNOWN_BIAS = 0.0
 COLUMNS = 3
 
 Cell = str | None
@@ -122,11 +121,11 @@ def action_value(action: Mapping[str, Any], grid: Ranks, drawn: str | None, top:
 
 def draw_value(grid: Ranks, model: Model) -> float:
     """G-6: the average, over unseen ranks, of the best use of the drawn card."""
-    keep = discard_value(grid, model)
+    toss = discard_value(grid, model)
     total = 0.0
     for rank, prob in model.probs.items():
         swaps = [outcome(place(grid, p, rank), model) for p, cell in enumerate(grid) if cell is not None]
-        total += prob * min([keep, *swaps])
+        total += prob * min([toss, *swaps])
     return total
 
 
@@ -178,13 +177,12 @@ def column_estimate(cells: Ranks, model: Model) -> float:
     """Expected score of one column: its expected sum less the expected all-one-rank sum (G-13)."""
     if any(cell is None for cell in cells):
         return sum(_value(c, model) for c in cells if c is not None)
-    known = [c for c in cells if c != UNKNOWN]
-    unknown = len(cells) - len(known)
+    known = {c for c in cells if c is not None and c != UNKNOWN}
+    unknown = cells.count(UNKNOWN)
     base = sum(_value(c, model) for c in cells)
-    ranks = set(known)
-    if len(ranks) > 1:
+    if len(known) > 1:
         return base
-    candidates = list(ranks) if ranks else list(model.probs)
+    candidates = sorted(known) if known else list(model.probs)
     same = sum(model.probs.get(r, 0.0) ** unknown * len(cells) * CARD_VALUES[r] for r in candidates)
     return base - same
 
@@ -193,7 +191,7 @@ def _value(cell: Cell, model: Model) -> float:
     """A known card's G-12 value, or the mean unseen value for a face-down card."""
     if cell is None:
         return 0.0
-    return model.mean + UNKNOWN_BIAS if cell == UNKNOWN else float(CARD_VALUES[cell])
+    return model.mean if cell == UNKNOWN else float(CARD_VALUES[cell])
 
 
 # ---------------------------------------------------------------- reading the view
@@ -247,7 +245,7 @@ def _decks_in_play(table: Mapping[str, Any]) -> int:
     in_grids = sum(1 for g in table["grids"] for s in g["slots"] if s["state"] != "empty")
     in_hand = 0 if table["drawn_by"] is None else 1
     total = in_grids + table["stock_size"] + len(table["discard"]) + in_hand
-    return max(1, round(total / 52))
+    return max(1, round(int(total) / 52))
 
 
 def visible_cards(view: Mapping[str, Any]) -> list[str]:
