@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import importlib
+import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -150,13 +151,14 @@ class Game(abc.ABC, Generic[S]):
 
 
 _REGISTRY: dict[str, Game[Any]] = {}
-GAME_MODULES = ("domain.golf",)
+GAME_MODULES = ("domain.golf", "domain.romme", "domain.switch", "domain.go5")
 
 
 def _registry() -> dict[str, Game[Any]]:
-    """The registry, with every game module imported (each registers itself)."""
+    """The registry, with every game module that exists imported (each registers itself)."""
     for module in GAME_MODULES:
-        importlib.import_module(module)
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)  # cached by Python after the first time
     return _REGISTRY
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,13 +29,13 @@ def random_policy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], r
 GENERIC: dict[str, Policy] = {"random": random_policy}
 """Policies that play every game, by level."""
 
-POLICY_MODULES = {"golf": "domain.bots.golf"}
+POLICY_MODULES = {game: f"domain.bots.{game}" for game in ("golf", "romme", "switch", "go5")}
 """Where each game's own policies live: a module with `POLICIES: dict[level, Policy]`."""
 
 
 def _game_policies(game_id: str) -> Mapping[str, Policy]:
     module = POLICY_MODULES.get(game_id)
-    if module is None:
+    if module is None or importlib.util.find_spec(module) is None:
         return {}
     policies: Mapping[str, Policy] = importlib.import_module(module).POLICIES
     return policies
