@@ -300,21 +300,31 @@ def fold(config: GameConfig, events: Iterable[Event]) -> Snapshot[Any]:
     return snap
 
 
-def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:
-    """What a seat (or, with None, a spectator) may see: C-6."""
-    public = snap.game.public_view(snap.state)
-    out: dict[str, Any] = {
+def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
+    return {
         "status": "finished" if snap.finished else "active",
         "version": snap.version,
         "to_act": list(snap.to_act()),
-        **public,
+        **body,
     }
+
+
+def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:
+    """What a seat (or, with None, a spectator) may see: C-6."""
+    if seat is not None and not 0 <= seat < snap.config.players:
+        raise InvalidInput("invalid_seat", f"seats are 0 to {snap.config.players - 1}, not {seat} (C-2)")
+    out = _frame(snap, snap.game.public_view(snap.state))
     if seat is not None:
         out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat)}
         out["actions"] = sorted({a["type"] for a in legal_actions(snap, seat)})
     else:
         out["actions"] = []
     return out
+
+
+def full_view(snap: Snapshot[Any]) -> dict[str, Any]:
+    """Everything, every hand and the stock in order: only for a finished game's replay."""
+    return {**_frame(snap, snap.game.full_view(snap.state)), "actions": []}
 
 
 def legal_actions(snap: Snapshot[Any], seat: int) -> list[dict[str, Any]]:

@@ -14,9 +14,10 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health
+from service import catalog, games_api, health, history_api
 from service.commands import GameService
 from service.dispatch import BotDispatcher, RQDispatcher
+from service.history import GameHistory
 from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.problems import ApiError, store_unavailable
 from service.store import EventStore, StoreUnavailable
@@ -82,11 +83,13 @@ def create_app(
     else:
         store_client = blocking_client = queue_client = redis_client
     store = EventStore(store_client, blocking_client)
-    app.extensions["games"] = GameService(store, dispatcher or RQDispatcher(queue_client))
+    service = GameService(store, dispatcher or RQDispatcher(queue_client))
+    app.extensions["games"] = service
+    app.extensions["history"] = GameHistory(service)
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
-    for blueprint in (catalog.blp, games_api.blp, health.blp):
+    for blueprint in (catalog.blp, games_api.blp, history_api.blp, health.blp):
         api.register_blueprint(blueprint)
     _register_errors(app)
     app.before_request(_require_json_body)

@@ -166,7 +166,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
     service = games()
-    loaded = service.load(_checked_id(game_id))
+    loaded = service.load(checked_id(game_id))
     token = bearer_token()
     seat = service.seat_for_token(loaded, token) if token else None
     return service.render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
@@ -205,7 +205,7 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """One action for the token's seat; `Idempotency-Key` makes retries safe."""
     service = games()
-    loaded = service.load(_checked_id(game_id))
+    loaded = service.load(checked_id(game_id))
     token = bearer_token()
     if token is None:
         raise ApiError(401, "unauthorized", "an action needs 'Authorization: Bearer <seat token>'")
@@ -222,13 +222,13 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
-    return {"events": games().events(_checked_id(game_id), query["after"], query["wait"])}
+    return {"events": games().events(checked_id(game_id), query["after"], query["wait"])}
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def _checked_id(game_id: str) -> str:
+def checked_id(game_id: str) -> str:
     try:
         GAME_ID(game_id)
     except ma.ValidationError:

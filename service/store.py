@@ -4,6 +4,7 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:events  the stream; entry id `<seq>-0`, field `e` = the record as JSON
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
+  game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ def _keys(game_id: str) -> tuple[str, str, str]:
     return f"{tag}:events", f"{tag}:meta", f"{tag}:idem"
 
 
+def _disputes_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:disputes"
+
+
 def _entry_id(seq: int) -> str:
     return f"{seq}-0"
 
@@ -106,6 +111,25 @@ class EventStore:
         """Records with seq > after, in order."""
         entries = self._call(self._redis.xrange, _keys(game_id)[0], _entry_id(after + 1), "+", count)
         return [json.loads(fields["e"]) for _, fields in entries]
+
+    def read_raw(self, game_id: str) -> list[str]:
+        """Every stored entry's text as it is, for audits of a possibly damaged stream."""
+        entries = self._call(self._redis.xrange, _keys(game_id)[0], "-", "+")
+        return [str(fields.get("e", "")) for _, fields in entries]
+
+    def add_dispute(self, game_id: str, dispute: Mapping[str, Any]) -> str:
+        """Store a dispute in the game's dispute stream; returns its entry id."""
+        entry = self._call(self._redis.xadd, _disputes_key(game_id), {"d": json.dumps(dispute)})
+        return str(entry)
+
+    def disputes(self, game_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """Every dispute of a game with its entry id, oldest first."""
+        entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+        return [(str(entry_id), json.loads(fields["d"])) for entry_id, fields in entries]
+
+    def count_disputes(self, game_id: str) -> int:
+        """How many disputes a game has."""
+        return int(self._call(self._redis.xlen, _disputes_key(game_id)))
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
         """Records with seq > after; blocks up to timeout_ms until one exists."""

@@ -1,0 +1,126 @@
+"""Replay, record, audit and disputes: /v1/games/{id}/replay|record|audit|disputes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flask
+import marshmallow as ma
+from marshmallow import validate
+
+from service.games_api import MAX_SEQ, EventRecordSchema, GameViewSchema, SeatCreatedSchema, checked_id
+from service.history import GameHistory
+from service.http import Blueprint, bearer_token
+from service.problems import ApiError
+
+blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
+
+
+def history() -> GameHistory:
+    """The app's GameHistory."""
+    found: GameHistory = flask.current_app.extensions["history"]
+    return found
+
+
+class ReplayQuerySchema(ma.Schema):
+    at = ma.fields.Integer(validate=validate.Range(min=1, max=MAX_SEQ), metadata={"description": "default: latest"})
+
+
+class ReplaySchema(GameViewSchema):
+    at = ma.fields.Integer(required=True)
+
+
+class RecordSchema(ma.Schema):
+    format = ma.fields.String(required=True, metadata={"description": "cardtable-record/1"})
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    options = ma.fields.Dict(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
+    stacked = ma.fields.Boolean(required=True)
+    seed_commitment = ma.fields.String(required=True)
+    seed_source = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True)
+    seed = ma.fields.String(metadata={"description": "only once the game has ended"})
+    decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
+    events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
+
+
+class VerdictSchema(ma.Schema):
+    chain_ok = ma.fields.Boolean(required=True)
+    replay_ok = ma.fields.Boolean(required=True, allow_none=True)
+    first_bad_seq = ma.fields.Integer(required=True, allow_none=True)
+    complete = ma.fields.Boolean(required=True)
+    detail = ma.fields.String(required=True)
+
+
+class DisputeRequestSchema(ma.Schema):
+    seq = ma.fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_SEQ))
+    reason = ma.fields.String(required=True, validate=validate.Length(1, 2000))
+
+
+class DisputeSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    seat = ma.fields.Integer(required=True)
+    seq = ma.fields.Integer(required=True)
+    reason = ma.fields.String(required=True)
+    at = ma.fields.String(required=True)
+
+
+class DisputeReviewSchema(DisputeSchema):
+    before = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "the game after seq - 1"})
+    after = ma.fields.Dict(required=True, metadata={"description": "the game after seq"})
+    event_ok = ma.fields.Boolean(required=True, metadata={"description": "the audit finds nothing wrong up to seq"})
+
+
+class DisputesSchema(ma.Schema):
+    verdict = ma.fields.Nested(VerdictSchema, required=True)
+    disputes = ma.fields.List(ma.fields.Nested(DisputeReviewSchema), required=True)
+
+
+@blp.route("/<game_id>/replay")
+@blp.doc(security=[{}, {"seatToken": []}])
+@blp.arguments(ReplayQuerySchema, location="query")
+@blp.response(200, ReplaySchema)
+@blp.problems(s400="bad query", s401="a token that is not this game's", s404="no such game", s422="no such event")
+def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The game after event `at`: the seat's view with a token; else the spectator view, or all once finished."""
+    return history().replay(checked_id(game_id), query.get("at"), bearer_token())
+
+
+@blp.route("/<game_id>/record")
+@blp.response(200, RecordSchema)
+@blp.problems(s404="no such game")
+def get_record(game_id: str) -> dict[str, Any]:
+    """The portable game record (the seed only once the game has ended)."""
+    return history().record(checked_id(game_id))
+
+
+@blp.route("/<game_id>/audit")
+@blp.response(200, VerdictSchema)
+@blp.problems(s404="no such game")
+def get_audit(game_id: str) -> dict[str, Any]:
+    """Re-check the stored game from scratch: hash chain, deals, every action, every score."""
+    return history().audit(checked_id(game_id))
+
+
+@blp.route("/<game_id>/disputes", methods=["POST"])
+@blp.doc(security=[{"seatToken": []}])
+@blp.arguments(DisputeRequestSchema)
+@blp.response(201, DisputeSchema)
+@blp.problems(s400="malformed", s401="no valid token", s404="no such game", s422="no such event")
+def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """A seat disputes one event; the dispute is kept beside the game, never in its stream."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(401, "unauthorized", "a dispute needs 'Authorization: Bearer <seat token>'")
+    return history().file_dispute(checked_id(game_id), token, body["seq"], body["reason"])
+
+
+@blp.route("/<game_id>/disputes")
+@blp.doc(security=[{}, {"seatToken": []}])
+@blp.response(200, DisputesSchema)
+@blp.problems(s401="a token that is not this game's", s404="no such game")
+def get_disputes(game_id: str) -> dict[str, Any]:
+    """Every dispute with the game just before and after its event, and the audit's verdict."""
+    return history().disputes(checked_id(game_id), bearer_token())
