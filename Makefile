@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export VENV
 
-.PHONY: install run test test-fast lint openapi clean
+.PHONY: install run test test-fast lint openapi verify clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt scripts/install.sh
 	scripts/install.sh
@@ -24,6 +24,10 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+verify: install
+	@test -n "$(RECORD)" || { echo "usage: make verify RECORD=path/to/record.json"; exit 2; }
+	$(PY) -m domain.verify "$(RECORD)"
 
 openapi: install
 	$(PY) -m service.openapi > openapi.yaml
