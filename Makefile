@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export VENV
 
-.PHONY: install run test test-fast lint openapi verify clean
+.PHONY: install run test test-fast lint openapi verify simulate clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt scripts/install.sh
 	scripts/install.sh
@@ -28,6 +28,13 @@ lint: install
 verify: install
 	@test -n "$(RECORD)" || { echo "usage: make verify RECORD=path/to/record.json"; exit 2; }
 	$(PY) -m domain.verify "$(RECORD)"
+
+GAME ?= golf
+GAMES ?= 500
+SEATS ?= greedy,random
+OPTIONS ?= {}
+simulate: install
+	$(PY) -m workers.simulate --game "$(GAME)" --games "$(GAMES)" --seats "$(SEATS)" --options '$(OPTIONS)'
 
 openapi: install
 	$(PY) -m service.openapi > openapi.yaml
