@@ -99,8 +99,8 @@ HIGH = ["10C", "JC", "QC", "10D", "JD", "QD"]
 def test_unknown_level_and_game_without_greedy_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown bot level"):
         policy_for("golf", "genius")
-    with pytest.raises(ValueError, match="no 'greedy' bot for game 'romme'"):
-        policy_for("romme", "greedy")
+    with pytest.raises(ValueError, match="no 'greedy' bot for game 'chess'"):
+        policy_for("chess", "greedy")
     assert set(LEVELS) == {"random", "greedy"}
     assert policy_for("golf", "greedy") is golf_bot.greedy
 
