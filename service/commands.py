@@ -9,6 +9,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ from domain.chain import canonical_json, chain_records
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
-from service.dispatch import BotDispatcher
+from service.dispatch import BotDispatcher, TracksWaiting
 from service.problems import ApiError, from_domain, not_found, version_conflict
 from service.store import EventStore, GameExists
 
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 CACHE_SIZE = 2048
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
+CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
+CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
 
 
 def utc_now() -> str:
@@ -149,6 +152,8 @@ class GameService:
         }
         for _ in range(3):
             game_id = secrets.token_urlsafe(9)
+            loaded = LoadedGame(game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"])
+            self._expect_bots(loaded)
             try:
                 self.store.create(game_id, meta, records)
                 break
@@ -156,7 +161,6 @@ class GameService:
                 continue
         else:
             raise ApiError(503, "store_unavailable", "could not allocate a game id")
-        loaded = LoadedGame(game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"])
         self._remember(loaded)
         self._schedule_bots(loaded)
         return {
@@ -251,8 +255,13 @@ class GameService:
         body: Mapping[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        schedule_bots: bool = True,
     ) -> dict[str, Any]:
-        """Decide and append one action of `seat`; the one path for people and bots."""
+        """Decide and append one action of `seat`; the one path for people and bots.
+
+        `schedule_bots=False` (a bot job that goes on to play the next bot turn itself) leaves
+        the bot bookkeeping after the append to the caller.
+        """
         idem = self._idempotency(game_id, seat, body, idempotency_key)
         if idem is not None:
             prior = self.store.idempotent_answer(game_id, idem[0])
@@ -264,10 +273,13 @@ class GameService:
                 raise version_conflict(expected_version, loaded.version)
             response, new = self._decide(loaded, seat, body)
             stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
+            if schedule_bots:
+                self._expect_bots(new)
             result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
             if result.outcome == "ok":
                 self._remember(new)
-                self._schedule_bots(new)
+                if schedule_bots:
+                    self._schedule_bots(new)
                 return response
             if result.outcome == "duplicate":
                 assert idem is not None and result.prior is not None
@@ -294,34 +306,75 @@ class GameService:
 
     # ------------------------------------------------------------ bots
 
-    def _schedule_bots(self, loaded: LoadedGame) -> None:
-        """Ask for the next bot turn; the action is already stored, so a failure here is only logged."""
-        if loaded.bot_to_act() is None:
+    def _expect_bots(self, loaded: LoadedGame) -> None:
+        """Before an append that leaves a bot to act: note the game in the waiting index, so that a
+        crash between the append and the enqueue loses no turn (the reconciler finds the game)."""
+        if not isinstance(self.dispatcher, TracksWaiting) or loaded.bot_to_act() is None:
             return
         try:
-            self.dispatcher.schedule(loaded.id, loaded.version)
+            self.dispatcher.expect(loaded.id, loaded.version)
+        except Exception:
+            log.exception("could not note the bot turn of %s at version %s", loaded.id, loaded.version)
+
+    def _schedule_bots(self, loaded: LoadedGame) -> None:
+        """Ask for the next bot turn, or say that none is due; the action is already stored, so a
+        failure here is only logged (the waiting index and the reconciler cover it)."""
+        try:
+            if loaded.bot_to_act() is not None:
+                self.dispatcher.schedule(loaded.id, loaded.version)
+            elif isinstance(self.dispatcher, TracksWaiting):
+                self.dispatcher.settle(loaded.id, loaded.version)
         except Exception:
             log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
 
-    def play_bot_turn(self, game_id: str, version: int) -> str:
-        """Play one bot turn at `version` through `submit`; says what happened."""
+    def play_bot_turn(
+        self,
+        game_id: str,
+        version: int,
+        max_turns: int = CHAIN_TURNS,
+        max_seconds: float = CHAIN_SECONDS,
+    ) -> str:
+        """Play the bot turn due at `version` through `submit`, then the bot turns right after it.
+
+        Each turn is its own compare-and-append at the version it was decided on, so a second run
+        of the same (game, version) can never play twice. The chain ends at a person's turn, at the
+        end of the game, when someone else appended, or at the bound; then the last state is
+        scheduled as after any append (one job, not one per version played). Says what happened:
+        played, stale, conflict or no_bot_to_act.
+        """
         loaded = self.load(game_id)
         if loaded.version != version:
             return "stale"
-        bot = loaded.bot_to_act()
-        if bot is None or bot.level is None:
-            return "no_bot_to_act"
-        view = engine.view(loaded.snap, bot.seat)
-        legal = engine.legal_actions(loaded.snap, bot.seat)
-        rng = SeededStream(f"bot/{game_id}", f"{version}/{bot.seat}")
-        action = choose_action(loaded.config.game, bot.level, view, legal, rng)
+        deadline = time.monotonic() + max_seconds
+        played = 0
         try:
-            self.submit(game_id, bot.seat, action, expected_version=version)
-        except ApiError as error:
-            if error.status == 409:
-                return "conflict"
+            while played < max_turns and (played == 0 or time.monotonic() < deadline):
+                bot = loaded.bot_to_act()
+                if bot is None or bot.level is None:
+                    break
+                view = engine.view(loaded.snap, bot.seat)
+                legal = engine.legal_actions(loaded.snap, bot.seat)
+                rng = SeededStream(f"bot/{game_id}", f"{loaded.version}/{bot.seat}")
+                action = choose_action(loaded.config.game, bot.level, view, legal, rng)
+                try:
+                    answer = self.submit(
+                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False
+                    )
+                except ApiError as error:
+                    if error.status != 409:
+                        raise
+                    # someone else appended at this version and scheduled what follows
+                    return "played" if played else "conflict"
+                played += 1
+                loaded = self.load(game_id)
+                if loaded.version != answer["version"]:
+                    return "played"  # someone else appended after us and scheduled what follows
+        except Exception:
+            if played:
+                self._schedule_bots(loaded)  # best effort; the reconciler covers a failure
             raise
-        return "played"
+        self._schedule_bots(loaded)
+        return "played" if played else "no_bot_to_act"
 
 
 def _default_name(seat: Mapping[str, Any], index: int) -> str:

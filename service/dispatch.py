@@ -1,15 +1,47 @@
-"""How the service asks for bot turns: an RQ job per (game, version)."""
+"""How the service asks for bot turns: an RQ job per (game, version), and an index of games that wait for a bot.
+
+Keys (outside the games' hash tags; each command touches one key, so Redis Cluster is fine):
+  bots:waiting   sorted set: game id -> the version at which a bot is due. Written before an append that
+                 leaves a bot to act (an intent) and again when its job is enqueued; removed when no bot is
+                 due. The reconciler (workers/reconcile.py) walks it to find turns that have no job.
+  rq:…           RQ's own keys for the queue "bots".
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+import contextlib
+from typing import Any, Protocol, runtime_checkable
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 BOT_QUEUE = "bots"
 BOT_TURN_JOB = "workers.bot_turns.play_bot_turn"
+WAITING_KEY = "bots:waiting"
+BOT_JOB_TIMEOUT = 60  # seconds; a job plays a chain bounded to about a second
+BOT_RETRY_INTERVALS = (1, 2, 4, 8, 16)  # seconds before each retry of a failed job (Redis down, ...)
+RESULT_TTL = 60
+FAILURE_TTL = 24 * 3600
+
+# KEYS: index. ARGV: game id, version. Removes the entry if its version is at most ARGV[2].
+_SETTLE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+# KEYS: index. ARGV: game id, expected version, new version. Moves the entry only if it is still as read.
+_MOVE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""
 
 
 class BotDispatcher(Protocol):
@@ -19,26 +51,108 @@ class BotDispatcher(Protocol):
         """A bot must act in `game_id` at `version`."""
 
 
+@runtime_checkable
+class TracksWaiting(Protocol):
+    """A dispatcher that also keeps the index of games waiting for a bot."""
+
+    def expect(self, game_id: str, version: int) -> None:
+        """An append is about to leave a bot to act at `version` (written before the append)."""
+
+    def settle(self, game_id: str, version: int) -> None:
+        """No bot is due in `game_id` at `version`."""
+
+
 def bot_job_id(game_id: str, version: int) -> str:
     """One job id per (game, version), so a duplicate enqueue is harmless."""
     return f"bot-turn_{game_id}_{version}"
 
 
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+class WaitingIndex:
+    """The sorted set `bots:waiting`: game id -> version at which a bot is due."""
+
+    def __init__(self, connection: redis.Redis, key: str = WAITING_KEY) -> None:
+        self.connection = connection
+        self.key = key
+        self._settle = connection.register_script(_SETTLE)
+        self._move = connection.register_script(_MOVE)
+
+    def raise_to(self, game_id: str, version: int) -> None:
+        """Add the game, or raise its version (never lowers it)."""
+        self.connection.zadd(self.key, {game_id: version}, gt=True)
+
+    def settle(self, game_id: str, version: int) -> bool:
+        """Remove the game unless a newer version is waiting."""
+        return bool(self._settle(keys=[self.key], args=[game_id, version]))
+
+    def move(self, game_id: str, seen: int, version: int) -> bool:
+        """Set the game's version, only if it still is `seen`."""
+        return bool(self._move(keys=[self.key], args=[game_id, seen, version]))
+
+    def entries(self) -> list[tuple[str, int]]:
+        """Every waiting game with its version, oldest version first."""
+        entries: list[tuple[bytes | str, float]] = self.connection.zrange(self.key, 0, -1, withscores=True)  # type: ignore[assignment]
+        return [(_text(member), int(score)) for member, score in entries]
+
+
 class RQDispatcher:
-    """Enqueues bot turns for the RQ workers (JSON serializer)."""
+    """Enqueues bot turns for the RQ workers (JSON serializer) and keeps the waiting index."""
 
     def __init__(self, connection: redis.Redis) -> None:
+        self.connection = connection
         self.queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
+        self.index = WaitingIndex(connection)
+
+    def expect(self, game_id: str, version: int) -> None:
+        self.index.raise_to(game_id, version)
+
+    def settle(self, game_id: str, version: int) -> None:
+        self.index.settle(game_id, version)
 
     def schedule(self, game_id: str, version: int) -> None:
-        self.queue.enqueue(
+        """Index first, then the job: a crash in between leaves a waiting game without a job, which
+        the reconciler repairs; a job that exists already (any state) is left alone."""
+        self.index.raise_to(game_id, version)
+        with contextlib.suppress(DuplicateJobError):
+            self.enqueue(game_id, version, unique=True)
+
+    def enqueue(self, game_id: str, version: int, *, unique: bool = False, meta: dict[str, Any] | None = None) -> Job:
+        """The job of (game, version), retried with backoff when it fails."""
+        job: Job = self.queue.enqueue(
             BOT_TURN_JOB,
             game_id,
             version,
             job_id=bot_job_id(game_id, version),
-            result_ttl=60,
-            failure_ttl=24 * 3600,
+            job_timeout=BOT_JOB_TIMEOUT,
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            retry=Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
+            meta=meta,
+            unique=unique,
         )
+        return job
+
+    def requeue(self, game_id: str, version: int, meta: dict[str, Any]) -> Job:
+        """Enqueue (game, version) again, whatever became of its job: first drop the job id from RQ's
+        lists and registries, where a dead worker or an earlier failure left it, so that RQ's own
+        clean-up does not act on the new job later."""
+        job_id = bot_job_id(game_id, version)
+        queue = self.queue
+        prefix = f"{job_id}:"
+        running: list[bytes | str] = self.connection.zrange(queue.started_job_registry.key, 0, -1)  # type: ignore[assignment]
+        stale = [entry for entry in map(_text, running) if entry.startswith(prefix)]
+        with self.connection.pipeline() as pipe:
+            if stale:
+                pipe.zrem(queue.started_job_registry.key, *stale)
+            pipe.zrem(queue.failed_job_registry.key, job_id)
+            pipe.zrem(queue.scheduled_job_registry.key, job_id)
+            pipe.lrem(queue.intermediate_queue_key, 0, job_id)
+            pipe.lrem(queue.key, 0, job_id)
+            pipe.execute()
+        return self.enqueue(game_id, version, meta=meta)
 
 
 class NoDispatcher:

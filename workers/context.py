@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import os
 
+import redis
+
 from service.app import redis_clients
 from service.commands import GameService
 from service.dispatch import RQDispatcher
@@ -17,7 +19,19 @@ def redis_url() -> str:
 
 
 @functools.cache
+def clients() -> tuple[redis.Redis, redis.Redis, redis.Redis]:
+    """The process's clients: store, blocking reads, queue (bytes replies, fail fast)."""
+    return redis_clients(redis_url())
+
+
+@functools.cache
+def dispatcher() -> RQDispatcher:
+    """Enqueues bot turns and keeps the waiting index."""
+    return RQDispatcher(clients()[2])
+
+
+@functools.cache
 def game_service() -> GameService:
     """The process's GameService; its dispatcher enqueues the next bot turn."""
-    store_client, blocking_client, queue_client = redis_clients(redis_url())
-    return GameService(EventStore(store_client, blocking_client), RQDispatcher(queue_client))
+    store_client, blocking_client, _ = clients()
+    return GameService(EventStore(store_client, blocking_client), dispatcher())

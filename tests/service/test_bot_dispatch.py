@@ -1,0 +1,346 @@
+"""Bot dispatch on fakeredis: the waiting index, the reconciler, chained bot turns, retries with backoff."""
+
+from __future__ import annotations
+
+import functools
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import fakeredis
+import pytest
+from rq import Queue, SimpleWorker
+from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+from rq.scheduler import RQScheduler
+from rq.serializers import JSONSerializer
+
+from domain import engine
+from domain.bots import choose_action
+from domain.shuffle import SeededStream
+from service.commands import GameService
+from service.dispatch import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
+from service.store import EventStore, StoreUnavailable
+from tests.service.helpers import check_chain
+from workers.reconcile import ALIVE_PREFIX, Reconciler, bot_due
+
+FIXED_CLOCK = "2024-01-01T00:00:00.000Z"
+TWO_BOTS = [{"kind": "bot"}, {"kind": "bot", "level": "random"}]
+HUMAN_AND_BOT = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}]
+
+
+@pytest.fixture
+def server() -> fakeredis.FakeServer:
+    return fakeredis.FakeServer()
+
+
+@pytest.fixture
+def queue_client(server: fakeredis.FakeServer) -> fakeredis.FakeRedis:
+    """RQ's client: bytes replies."""
+    return fakeredis.FakeRedis(server=server)
+
+
+def make_service(server: fakeredis.FakeServer) -> GameService:
+    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
+    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)), clock=lambda: FIXED_CLOCK)
+
+
+@pytest.fixture
+def service(server: fakeredis.FakeServer) -> GameService:
+    return make_service(server)
+
+
+@pytest.fixture
+def queue(queue_client: fakeredis.FakeRedis) -> Queue:
+    return Queue(BOT_QUEUE, connection=queue_client, serializer=JSONSerializer)
+
+
+def dispatcher_of(service: GameService) -> RQDispatcher:
+    assert isinstance(service.dispatcher, RQDispatcher)
+    return service.dispatcher
+
+
+def reconciler(service: GameService) -> Reconciler:
+    return Reconciler(dispatcher_of(service), functools.partial(bot_due, service))
+
+
+def waiting(client: fakeredis.FakeRedis) -> dict[str, int]:
+    return {member.decode(): int(score) for member, score in client.zrange(WAITING_KEY, 0, -1, withscores=True)}
+
+
+def queued_ids(queue: Queue) -> list[str]:
+    return [raw.decode() for raw in queue.connection.lrange(queue.key, 0, -1)]
+
+
+def create(service: GameService, seats: list[dict[str, Any]], seed: str = "dispatch") -> tuple[str, int]:
+    created = service.create_game("golf", seats, {"rounds": 1}, seed=seed)
+    return created["id"], created["version"]
+
+
+def drain(service: GameService, queue: Queue, **chain: Any) -> list[str]:
+    """Run queued bot jobs in order, the way a worker would, until the queue is empty."""
+    outcomes = []
+    while (raw := queue.connection.lpop(queue.key)) is not None:
+        job = Job.fetch(raw.decode(), connection=queue.connection, serializer=JSONSerializer)
+        outcomes.append(service.play_bot_turn(*job.args, **chain))
+        assert len(outcomes) < 10_000
+    return outcomes
+
+
+def human_move(service: GameService, game_id: str) -> None:
+    """Seat 0 (a person) plays a random legal action through the API's command path."""
+    loaded = service.load(game_id)
+    rng = SeededStream("human", str(loaded.version))
+    action = choose_action("golf", "random", engine.view(loaded.snap, 0), engine.legal_actions(loaded.snap, 0), rng)
+    service.submit(game_id, 0, action, expected_version=loaded.version)
+
+
+# ---------------------------------------------------------------- the waiting index
+
+
+def test_the_index_holds_a_game_exactly_while_a_bot_is_due(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue
+) -> None:
+    game_id, version = create(service, HUMAN_AND_BOT)
+    assert waiting(queue_client) == {game_id: version}, "both seats reveal first: the bot is due at creation"
+    assert queued_ids(queue) == [bot_job_id(game_id, version)]
+    states_seen = set()
+    for _ in range(500):
+        loaded = service.load(game_id)
+        bot_due_now = loaded.bot_to_act() is not None
+        if bot_due_now:
+            assert waiting(queue_client) == {game_id: loaded.version}
+            assert bot_job_id(game_id, loaded.version) in queued_ids(queue)
+            states_seen.add("bot")
+            drain(service, queue)
+        else:
+            assert waiting(queue_client) == {}, f"no bot is due at {loaded.version}, yet the game waits"
+            if loaded.snap.finished:
+                states_seen.add("finished")
+                break
+            states_seen.add("human")
+            human_move(service, game_id)
+    assert states_seen == {"bot", "human", "finished"}
+    assert waiting(queue_client) == {}
+
+
+def test_a_failed_enqueue_after_the_append_leaves_the_game_in_the_index(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is written before the append; a crash between the append and the enqueue loses no turn."""
+
+    def crash(game_id: str, version: int) -> None:
+        raise ConnectionError("the process died here")
+
+    monkeypatch.setattr(dispatcher_of(service), "schedule", crash)
+    game_id, version = create(service, TWO_BOTS)
+    assert queued_ids(queue) == []
+    assert waiting(queue_client) == {game_id: version}
+
+    assert reconciler(service).run_once() == [(game_id, version)]
+    assert queued_ids(queue) == [bot_job_id(game_id, version)]
+
+
+# ---------------------------------------------------------------- the reconciler
+
+
+def test_reconcile_enqueues_exactly_the_missing_jobs(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue
+) -> None:
+    games = {name: create(service, TWO_BOTS, seed=name) for name in "ABCDEFGHKL"}
+    human_game, human_version = create(service, HUMAN_AND_BOT, seed="I")
+    drain_one = service.play_bot_turn(human_game, human_version)  # the bot reveals; the person is due
+    assert drain_one == "played"
+    queue_client.delete(queue.key)
+    for game_id, version in games.values():  # every bot game's job is queued and in the list again
+        queue_client.rpush(queue.key, bot_job_id(game_id, version))
+
+    def job(name: str) -> Job:
+        game_id, version = games[name]
+        return Job.fetch(bot_job_id(game_id, version), connection=queue_client, serializer=JSONSerializer)
+
+    # A: queued and in the list: in hand.
+    # B: lost from the queue list (its hash still says queued).
+    queue_client.lrem(queue.key, 0, job("B").id)
+    # C: the job is gone altogether.
+    queue_client.lrem(queue.key, 0, job("C").id)
+    job("C").delete()
+    # D: failed long ago (its RQ retries used up).
+    failed_long_ago(job("D"), queue, seconds=60, revived=0)
+    # E: started by a worker that is gone (no liveness key), e.g. killed with SIGKILL.
+    started_by(job("E"), queue, "dead-worker")
+    # F: started by a live worker.
+    started_by(job("F"), queue, "live-worker")
+    queue_client.set(f"{ALIVE_PREFIX}live-worker", "1", px=5000)
+    # G: failed a moment ago after three revivals: it waits 8 s before the next.
+    failed_long_ago(job("G"), queue, seconds=1, revived=3)
+    # H: a worker died in the middle of a chain: three turns stored, the index still at the start.
+    game_h, version_h = games["H"]
+    started_by(job("H"), queue, "dead-worker")
+    for _ in range(3):
+        loaded = service.load(game_h)
+        bot = loaded.bot_to_act()
+        assert bot is not None and bot.level is not None
+        rng = SeededStream("h", str(loaded.version))
+        view, legal = engine.view(loaded.snap, bot.seat), engine.legal_actions(loaded.snap, bot.seat)
+        action = choose_action("golf", bot.level, view, legal, rng)
+        service.submit(game_h, bot.seat, action, expected_version=loaded.version, schedule_bots=False)
+    now_h = service.load(game_h).version
+    assert now_h > version_h and service.load(game_h).bot_to_act() is not None
+    # I: a stale entry (a person is due), J: a game that does not exist.
+    queue_client.zadd(WAITING_KEY, {human_game: human_version, "no-such-game": 7})
+    # K: scheduled for a retry; L: a retry long overdue (no RQ scheduler runs).
+    scheduled_for_retry(job("K"), queue, in_seconds=30)
+    scheduled_for_retry(job("L"), queue, in_seconds=-60)
+
+    pass_one = reconciler(service).run_once()
+
+    expected = {games["B"], games["C"], games["D"], games["E"], games["L"], (game_h, now_h)}
+    assert sorted(pass_one) == sorted(expected)
+    assert waiting(queue_client) == {**{game_id: v for game_id, v in games.values()}, game_h: now_h}
+    listed = queued_ids(queue)
+    assert sorted(listed) == sorted({bot_job_id(*games[name]) for name in "ABCDEL"} | {bot_job_id(game_h, now_h)}), (
+        "each enqueued once, the ones in hand left as they are"
+    )
+    for game_id, version in expected:
+        revived = Job.fetch(bot_job_id(game_id, version), connection=queue_client, serializer=JSONSerializer)
+        assert revived.get_status() == JobStatus.QUEUED
+        assert revived.retries_left == len(BOT_RETRY_INTERVALS)
+    assert job("D").id not in FailedJobRegistry(queue=queue).get_job_ids(cleanup=False)
+    running = queue_client.zrange(StartedJobRegistry(queue=queue).key, 0, -1)
+    assert not any(entry.startswith(job("E").id.encode()) for entry in running), "the dead worker's entry is gone"
+    assert job("D").meta == {"revived": 1}
+
+    assert reconciler(service).run_once() == [], "a second pass finds nothing to do"
+    assert sorted(queued_ids(queue)) == sorted(listed)
+
+
+def failed_long_ago(job: Job, queue: Queue, seconds: float, revived: int) -> None:
+    queue.connection.lrem(queue.key, 0, job.id)
+    job.meta = {"revived": revived}
+    job.ended_at = datetime.now(UTC) - timedelta(seconds=seconds)
+    job.set_status(JobStatus.FAILED)
+    job.save()
+    FailedJobRegistry(queue=queue).add(job, ttl=3600)
+
+
+def started_by(job: Job, queue: Queue, worker_name: str) -> None:
+    queue.connection.lrem(queue.key, 0, job.id)
+    job.worker_name = worker_name
+    job.set_status(JobStatus.STARTED)
+    job.save()
+    queue.connection.zadd(StartedJobRegistry(queue=queue).key, {f"{job.id}:execution": time.time() + 120})
+
+
+def scheduled_for_retry(job: Job, queue: Queue, in_seconds: float) -> None:
+    queue.connection.lrem(queue.key, 0, job.id)
+    job.set_status(JobStatus.SCHEDULED)
+    job.save()
+    ScheduledJobRegistry(queue=queue).schedule(job, datetime.now(UTC) + timedelta(seconds=in_seconds))
+
+
+# ---------------------------------------------------------------- chains of bot turns
+
+
+def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, version = create(service, TWO_BOTS)
+    submitted: list[int | None] = []
+    real_submit = service.submit
+
+    def counting_submit(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        submitted.append(kwargs.get("expected_version"))
+        return real_submit(*args, **kwargs)
+
+    monkeypatch.setattr(service, "submit", counting_submit)
+    assert service.play_bot_turn(game_id, version, max_turns=5) == "played"
+    after = service.load(game_id)
+    assert len(submitted) == 5, "five bot turns in one job"
+    assert submitted[0] == version and submitted == sorted(set(submitted)), "each its own append at its version"
+    assert after.bot_to_act() is not None
+    assert queued_ids(queue) == [bot_job_id(game_id, version), bot_job_id(game_id, after.version)]
+    assert waiting(queue_client) == {game_id: after.version}
+
+    assert service.play_bot_turn(game_id, version) == "stale", "a second run of the same job plays nothing"
+    assert service.load(game_id).version == after.version
+
+
+def test_a_chain_stops_at_a_persons_turn(service: GameService, queue: Queue) -> None:
+    game_id, version = create(service, HUMAN_AND_BOT)
+    assert service.play_bot_turn(game_id, version) == "played"
+    loaded = service.load(game_id)
+    assert loaded.version == version + 1 and loaded.snap.to_act() == (0,)
+    assert queued_ids(queue) == [bot_job_id(game_id, version)], "nothing new enqueued while a person is due"
+
+
+def test_a_chain_stops_at_its_time_bound_after_one_turn(service: GameService, queue: Queue) -> None:
+    game_id, version = create(service, TWO_BOTS)
+    assert service.play_bot_turn(game_id, version, max_seconds=0) == "played"
+    now = service.load(game_id).version
+    assert now == version + 1
+    assert queued_ids(queue) == [bot_job_id(game_id, version), bot_job_id(game_id, now)]
+
+
+def test_chained_and_unchained_bots_play_the_same_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("service.commands.secrets.token_urlsafe", lambda size: "same-game-id")  # bots seed on it
+    records = []
+    for chain in (1, 50):
+        one = make_service(fakeredis.FakeServer())
+        game_id, _ = create(one, TWO_BOTS + [{"kind": "bot", "level": "greedy"}], seed="same")
+        outcomes = drain(one, Queue(BOT_QUEUE, connection=dispatcher_of(one).connection), max_turns=chain)
+        assert set(outcomes) == {"played"}
+        assert one.load(game_id).snap.finished
+        events = one.store.read(game_id)
+        check_chain(events, events[0]["prev_hash"])
+        records.append(([(e["type"], e["actor"], e["data"]) for e in events], len(outcomes)))
+    (unchained, jobs_unchained), (chained, jobs_chained) = records
+    assert chained == unchained
+    assert jobs_chained * 5 < jobs_unchained, (jobs_chained, jobs_unchained)
+
+
+# ---------------------------------------------------------------- retries with backoff
+
+
+def test_a_job_that_meets_a_store_error_is_retried_with_backoff(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, version = create(service, TWO_BOTS)
+    job_id = bot_job_id(game_id, version)
+    job = Job.fetch(job_id, connection=queue_client, serializer=JSONSerializer)
+    assert job.retries_left == len(BOT_RETRY_INTERVALS) and job.retry_intervals == list(BOT_RETRY_INTERVALS)
+    assert list(BOT_RETRY_INTERVALS) == sorted(BOT_RETRY_INTERVALS) and BOT_RETRY_INTERVALS[0] >= 1
+
+    real_append = service.store.append
+    failures = []
+
+    def flaky_append(*args: Any, **kwargs: Any) -> Any:
+        if not failures:
+            failures.append(args)
+            raise StoreUnavailable("Redis went away for a moment")
+        return real_append(*args, **kwargs)
+
+    monkeypatch.setattr(service.store, "append", flaky_append)
+    monkeypatch.setattr("workers.bot_turns.game_service", lambda: service)
+    worker = SimpleWorker([queue], connection=queue_client, serializer=JSONSerializer)
+
+    started = time.time()
+    worker.work(burst=True)
+    job = Job.fetch(job_id, connection=queue_client, serializer=JSONSerializer)
+    assert failures and job.get_status() == JobStatus.SCHEDULED
+    assert job.retries_left == len(BOT_RETRY_INTERVALS) - 1
+    due = ScheduledJobRegistry(queue=queue).get_scheduled_time(job)
+    assert BOT_RETRY_INTERVALS[0] - 1 <= (due.timestamp() - started) <= BOT_RETRY_INTERVALS[0] + 2
+    assert service.load(game_id).version == version, "nothing was stored by the failed attempt"
+
+    scheduler = RQScheduler([queue], connection=queue_client, serializer=JSONSerializer)
+    scheduler.acquire_locks()
+    deadline = time.monotonic() + 15
+    while job.get_status(refresh=True) != JobStatus.QUEUED:
+        assert time.monotonic() < deadline, "the scheduler never moved the retry back to the queue"
+        scheduler.enqueue_scheduled_jobs()
+        time.sleep(0.1)
+    worker.work(burst=True)
+    assert job.get_status(refresh=True) == JobStatus.FINISHED
+    assert job.return_value() == "played"
+    assert service.load(game_id).snap.finished

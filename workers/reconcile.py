@@ -1,0 +1,249 @@
+"""The reconciler: every bot turn that is due has a job that is queued, scheduled or running.
+
+It walks the waiting index (`bots:waiting`, see service/dispatch.py). A game whose job for the
+indexed version is in hand (queued in the list, scheduled for a retry, or started by a live worker)
+is left alone. Otherwise the game is loaded: when a bot is due at its current version and that
+version's job is not in hand either (missing, lost from the queue, failed, finished, or started by
+a worker that is gone), the job is enqueued again; when no bot is due, the game leaves the index.
+
+Safe to run at any time and from any number of processes: jobs are one per (game, version) and a
+turn is a compare-and-append on the version, so a job that runs twice plays once.
+
+Liveness: every worker process sets `bots:alive:<RQ worker name>` with a short TTL each second
+(Keeper); a started job whose worker has no such key was abandoned (SIGKILL, lost machine).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import redis
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+from service.commands import GameService
+from service.dispatch import RQDispatcher, bot_job_id
+from service.problems import ApiError
+
+log = logging.getLogger(__name__)
+
+ALIVE_PREFIX = "bots:alive:"
+ALIVE_TTL_MS = 5000
+BEAT_SECONDS = 1.0
+RECONCILE_SECONDS = 2.0
+PASS_KEY = "bots:reconcile-pass"  # one pass per interval across all workers
+TRANSIT_GRACE_SECONDS = 5.0  # a job taken from the queue but not yet started
+SCHEDULE_GRACE_SECONDS = 10.0  # a retry this late was not moved by any RQ scheduler (none holds the lock)
+REVIVE_BASE_SECONDS = 1.0  # a failed job is enqueued again after 1, 2, 4, ... seconds ...
+REVIVE_CAP_SECONDS = 300.0  # ... at most this long after its last failure
+
+Due = Callable[[str], tuple[int, bool] | None]
+
+
+def bot_due(service: GameService, game_id: str) -> tuple[int, bool] | None:
+    """The game's current version and whether a bot is due at it; None when there is no such game."""
+    try:
+        loaded = service.load(game_id)
+    except ApiError as error:
+        if error.status == 404:
+            return None
+        raise
+    bot = loaded.bot_to_act()
+    return loaded.version, bot is not None and bot.level is not None
+
+
+def alive_key(worker_name: str) -> str:
+    return f"{ALIVE_PREFIX}{worker_name}"
+
+
+@dataclasses.dataclass
+class _Look:
+    """What RQ holds right now, read once per pass."""
+
+    queued: set[str]
+    in_transit: set[str]
+    scheduled: dict[str, float]  # job id -> when it is due
+    alive: dict[str, bool]
+
+
+class Reconciler:
+    """Finds games where a bot is due and no job is in hand, and enqueues that job."""
+
+    def __init__(self, dispatcher: RQDispatcher, due: Due) -> None:
+        self.dispatcher = dispatcher
+        self.connection = dispatcher.connection
+        self.due = due
+        self._transit_since: dict[str, float] = {}
+
+    def run_once(self) -> list[tuple[str, int]]:
+        """One pass over the waiting index; returns the (game, version) jobs enqueued again."""
+        entries = self.dispatcher.index.entries()
+        if not entries:
+            return []
+        jobs = self._fetch([bot_job_id(game_id, version) for game_id, version in entries])
+        look = self._look()
+        requeued = []
+        for (game_id, seen), job in zip(entries, jobs, strict=True):
+            if self._in_hand(job, look):
+                continue
+            try:
+                done = self._repair(game_id, seen, look)
+            except Exception:
+                log.exception("reconciler: could not check %s at version %s", game_id, seen)
+                continue
+            if done is not None:
+                requeued.append(done)
+        return requeued
+
+    def _repair(self, game_id: str, seen: int, look: _Look) -> tuple[str, int] | None:
+        state = self.due(game_id)
+        if state is None or not state[1]:
+            self.dispatcher.index.settle(game_id, seen)
+            return None
+        version = state[0]
+        if version != seen:
+            self.dispatcher.index.move(game_id, seen, version)
+        job = self._fetch([bot_job_id(game_id, version)])[0]  # afresh: it may have started meanwhile
+        if self._in_hand(job, look) or not self._may_revive(job):
+            return None
+        revived = int(job.meta.get("revived", 0)) + 1 if job is not None else 0
+        status = getattr(job.get_status(refresh=False), "value", "unknown") if job is not None else "missing"
+        self.dispatcher.requeue(game_id, version, {"revived": revived})
+        log.warning("reconciler: enqueued the bot turn of %s at version %s (job was %s)", game_id, version, status)
+        return game_id, version
+
+    def _fetch(self, job_ids: list[str]) -> list[Job | None]:
+        if not job_ids:
+            return []
+        jobs: list[Job | None] = Job.fetch_many(job_ids, connection=self.connection, serializer=JSONSerializer)
+        return jobs
+
+    def _look(self) -> _Look:
+        queue = self.dispatcher.queue
+        with self.connection.pipeline(transaction=False) as pipe:
+            pipe.lrange(queue.key, 0, -1)
+            pipe.lrange(queue.intermediate_queue_key, 0, -1)
+            pipe.zrange(queue.scheduled_job_registry.key, 0, -1, withscores=True)
+            queued, in_transit, scheduled = pipe.execute()
+        due = {_text(job_id): float(at) for job_id, at in scheduled}
+        look = _Look(_texts(queued), _texts(in_transit), due, {})
+        self._transit_since = {job_id: t for job_id, t in self._transit_since.items() if job_id in look.in_transit}
+        return look
+
+    def _in_hand(self, job: Job | None, look: _Look) -> bool:
+        """Queued in the list, scheduled for a retry that is not long overdue, or running on a live worker."""
+        if job is None:
+            return False
+        status = job.get_status(refresh=False)
+        if status == JobStatus.QUEUED:
+            if job.id in look.queued:
+                return True
+            if job.id in look.in_transit:
+                since = self._transit_since.setdefault(job.id, time.monotonic())
+                return time.monotonic() - since < TRANSIT_GRACE_SECONDS
+            return False
+        if status == JobStatus.SCHEDULED:
+            return look.scheduled.get(job.id, 0.0) + SCHEDULE_GRACE_SECONDS > time.time()
+        if status == JobStatus.STARTED:
+            return self._alive(job.worker_name, look)
+        return False
+
+    def _alive(self, worker_name: str | None, look: _Look) -> bool:
+        if not worker_name:
+            return False
+        if worker_name not in look.alive:
+            look.alive[worker_name] = bool(self.connection.exists(alive_key(worker_name)))
+        return bool(look.alive[worker_name])
+
+    @staticmethod
+    def _may_revive(job: Job | None) -> bool:
+        """A failed job (its RQ retries used up) comes back after a delay that doubles each time."""
+        if job is None or job.get_status(refresh=False) != JobStatus.FAILED or job.ended_at is None:
+            return True
+        revived = int(job.meta.get("revived", 0))
+        delay = min(REVIVE_BASE_SECONDS * 2**revived, REVIVE_CAP_SECONDS)
+        ended: datetime = job.ended_at if job.ended_at.tzinfo else job.ended_at.replace(tzinfo=UTC)
+        age = (datetime.now(UTC) - ended).total_seconds()
+        return bool(age >= delay)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _texts(values: list[bytes | str]) -> set[str]:
+    return {_text(value) for value in values}
+
+
+class Keeper:
+    """Two daemon threads of a worker process: the liveness beat and the reconciler's passes."""
+
+    def __init__(
+        self,
+        connection: redis.Redis,
+        reconciler: Reconciler,
+        beat_seconds: float = BEAT_SECONDS,
+        reconcile_seconds: float = RECONCILE_SECONDS,
+    ) -> None:
+        self.connection = connection
+        self.reconciler = reconciler
+        self.beat_seconds = beat_seconds
+        self.reconcile_seconds = reconcile_seconds
+        self.worker_name = ""
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def serve(self, worker_name: str) -> None:
+        """Beat for this RQ worker (a restarted worker has a new name) and run the threads."""
+        self.worker_name = worker_name
+        try:
+            self.beat()
+        except redis.RedisError as error:
+            log.warning("keeper: no liveness beat: %s", error)
+        if not self._threads:
+            for target, name in ((self._beat_loop, "beat"), (self._reconcile_loop, "reconcile")):
+                thread = threading.Thread(target=target, name=f"keeper-{name}", daemon=True)
+                thread.start()
+                self._threads.append(thread)
+
+    def beat(self) -> None:
+        """This worker is alive for the next ALIVE_TTL_MS."""
+        if self.worker_name:
+            self.connection.set(alive_key(self.worker_name), "1", px=ALIVE_TTL_MS)
+
+    def reconcile(self) -> list[tuple[str, int]] | None:
+        """One pass, unless another worker ran one within the interval (then None)."""
+        claimed = self.connection.set(PASS_KEY, self.worker_name or "-", nx=True, px=int(self.reconcile_seconds * 1000))
+        if not claimed:
+            return None
+        return self.reconciler.run_once()
+
+    def stop(self) -> None:
+        """Stop the threads; a worker that stopped cleanly is not alive any more."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+        if self.worker_name:
+            with contextlib.suppress(redis.RedisError):
+                self.connection.delete(alive_key(self.worker_name))
+
+    def _beat_loop(self) -> None:
+        while not self._stop.wait(self.beat_seconds):
+            try:
+                self.beat()
+            except redis.RedisError as error:
+                log.warning("keeper: no liveness beat: %s", error)
+
+    def _reconcile_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.reconcile()
+            except Exception:
+                log.exception("keeper: reconciler pass failed")
+            self._stop.wait(self.reconcile_seconds)
