@@ -5,7 +5,6 @@ from __future__ import annotations
 import abc
 import dataclasses
 import importlib
-import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -155,10 +154,9 @@ GAME_MODULES = ("domain.golf", "domain.romme", "domain.switch", "domain.go5")
 
 
 def _registry() -> dict[str, Game[Any]]:
-    """The registry, with every game module that exists imported (each registers itself)."""
+    """The registry, with every game module imported (each registers itself on import)."""
     for module in GAME_MODULES:
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)  # cached by Python after the first time
+        importlib.import_module(module)  # cached by Python after the first time
     return _REGISTRY
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -35,7 +34,7 @@ POLICY_MODULES = {game: f"domain.bots.{game}" for game in ("golf", "romme", "swi
 
 def _game_policies(game_id: str) -> Mapping[str, Policy]:
     module = POLICY_MODULES.get(game_id)
-    if module is None or importlib.util.find_spec(module) is None:
+    if module is None:
         return {}
     policies: Mapping[str, Policy] = importlib.import_module(module).POLICIES
     return policies
