@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.chain import event_hash
+from domain.chain import canonical_json, event_hash
 from domain.errors import DomainError
 from domain.events import SYSTEM, Event
 from domain.shuffle import commitment
@@ -62,11 +62,13 @@ class Mismatch(Exception):
         self.detail = detail
 
 
-def check_chain(events: Sequence[Record], seed_commitment: str) -> tuple[int | None, str]:
+def check_chain(events: Sequence[Any], seed_commitment: str) -> tuple[int | None, str]:
     """(first bad seq, why) of the hash chain; (None, "") when it holds."""
     prev = seed_commitment
     for index, record in enumerate(events):
         seq = index + 1
+        if not isinstance(record, Mapping):
+            return seq, f"event {seq} is not an event record"
         if record.get("seq") != seq:
             return seq, f"event {seq} is missing or out of place (found seq {record.get('seq')!r})"
         if record.get("prev_hash") != prev:
@@ -83,83 +85,192 @@ def config_of(record: Record, seed: str) -> engine.GameConfig:
     return engine.make_config(record["game"], len(record["seats"]), record["options"], seed, decks)
 
 
-def replay(config: engine.GameConfig, events: Sequence[Record]) -> engine.Snapshot[Any]:
-    """Re-run the game from scratch against the recorded events; Mismatch at the first departure."""
+def replay(config: engine.GameConfig, events: Sequence[Any]) -> engine.Snapshot[Any]:
+    """Re-run the game from scratch against the recorded events; Mismatch at the first departure.
+
+    An event's seq is its place in the record (check_chain insists that the two agree), so an
+    event inserted, dropped or moved is named where it sits, whatever seq it claims.
+    """
     snap, produced = engine.start(config)
     _compare(produced, events, 0)
     cursor = len(produced)
     while cursor < len(events):
-        event = _acting_event(snap, events, cursor)
-        action = event.to_action()
-        if action is None or event.actor == SYSTEM:
-            raise Mismatch(events[cursor]["seq"], f"{event.type_name()} is no player's action")
+        index, event = _acting_event(snap, events, cursor)
         try:
-            snap, produced = engine.act(snap, int(event.actor), action)
+            action = event.to_action()
+            if action is None or event.actor == SYSTEM:
+                raise Mismatch(index + 1, f"event {index + 1}: {event.type_name()} is no player's action")
+            snap, produced = engine.act(snap, _seat(event.actor), action)
         except DomainError as error:
             rule = f" ({error.rule})" if error.rule else ""
-            raise Mismatch(events[cursor]["seq"], f"the rules refuse this action: {error.detail}{rule}") from error
+            raise Mismatch(
+                index + 1, f"event {index + 1}: the rules refuse this action: {error.detail}{rule}"
+            ) from error
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+            raise Mismatch(index + 1, f"event {index + 1}: not a valid {snap.game.id} action: {error}") from error
         _compare(produced, events, cursor)
         cursor += len(produced)
     return snap
 
 
-def _acting_event(snap: engine.Snapshot[Any], events: Sequence[Record], cursor: int) -> Event:
-    """The first event at or after `cursor` that a seat caused: it names the action."""
-    for record in events[cursor:]:
+def _seat(actor: Any) -> int:
+    if isinstance(actor, bool) or not isinstance(actor, int):
+        raise ValueError(f"actor {actor!r} is no seat")
+    return actor
+
+
+def _acting_event(snap: engine.Snapshot[Any], events: Sequence[Any], cursor: int) -> tuple[int, Event]:
+    """The first event at or after `cursor` that a seat caused, with its index: it names the action."""
+    for index in range(cursor, len(events)):
+        record = events[index]
+        if not isinstance(record, Mapping):
+            raise Mismatch(index + 1, f"event {index + 1} is not an event record")
         if record.get("actor") != SYSTEM:
             try:
-                return snap.game.catalog.build(record["type"], record["actor"], record["data"])
-            except (KeyError, TypeError, ValueError) as error:
-                raise Mismatch(record["seq"], f"not a {snap.game.id} event: {error}") from error
-    raise Mismatch(events[cursor]["seq"], "system events that no action or rule produced")
+                return index, snap.game.catalog.build(record["type"], record["actor"], record["data"])
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
+                raise Mismatch(index + 1, f"event {index + 1}: not a {snap.game.id} event: {error}") from error
+    raise Mismatch(cursor + 1, f"event {cursor + 1}: system events that no action or rule produced")
 
 
-def _compare(produced: Sequence[Event], events: Sequence[Record], cursor: int) -> None:
+def _compare(produced: Sequence[Event], events: Sequence[Any], cursor: int) -> None:
     for offset, event in enumerate(produced):
         position = cursor + offset
+        seq = position + 1
         if position >= len(events):
             if event.type_name() == "SeedRevealed":
                 return  # a running game's record ends before the reveal
-            raise Mismatch(position + 1, f"the record ends where the rules produce {event.type_name()}")
+            raise Mismatch(seq, f"event {seq} is missing: the rules produce {event.type_name()} here")
         record = events[position]
+        if not isinstance(record, Mapping):
+            raise Mismatch(seq, f"event {seq} is not an event record")
         expected = {"type": event.type_name(), "actor": event.actor, "data": event.data()}
         found = {"type": record.get("type"), "actor": record.get("actor"), "data": record.get("data")}
-        if expected != found:
-            raise Mismatch(record["seq"], f"the rules give {_brief(expected)}, the record says {_brief(found)}")
+        if canonical_json(expected) != canonical_json(found):  # JSON, not Python, equality: 1 is not true
+            raise Mismatch(seq, f"event {seq}: the rules give {_brief(expected)}, the record says {_brief(found)}")
 
 
 def _brief(event: Mapping[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, separators=(",", ":"))[:300]
 
 
-def verify(record: Record, seed: str | None = None) -> Verdict:
-    """Every check on a record; `seed` may be given by an auditor who holds it."""
-    events: Sequence[Record] = record.get("events") or []
-    first_bad, why = check_chain(events, record.get("seed_commitment", ""))
+def verify(record: Record, seed: str | None = None, redact: bool = False) -> Verdict:
+    """Every check on a record; `seed` may be given by an auditor who holds it.
+
+    `redact`: an auditor holding the seed of a running game says where the record departs from
+    the rules but not what the rules would have given (that could show hidden cards).
+
+    `complete` is True only when the seed is known and the events run to the game's end (the
+    seed's reveal), so that the deal, every action, the scores and the result were re-checked.
+    """
+    raw_events = record.get("events")
+    events: Sequence[Any] = raw_events if isinstance(raw_events, list) else []
+    commitment_claimed = record.get("seed_commitment")
+    first_bad, why = check_chain(events, commitment_claimed if isinstance(commitment_claimed, str) else "")
+    chain_ok = first_bad is None
+    failures: list[tuple[int, str]] = [] if first_bad is None else [(first_bad, why)]
+    claims = _claims(record, events)
+    failures += claims
     seed = seed if seed is not None else record.get("seed")
     if seed is None:
-        detail = why or "hash chain intact; the game is still running, so its seed is secret and the deal and "
-        detail += "" if why else "the actions cannot be re-checked yet"
-        return Verdict(first_bad is None, None, first_bad, detail, complete=False)
-    if commitment(seed) != record.get("seed_commitment"):
-        seq = next((e["seq"] for e in events if e.get("type") == "SeedRevealed"), len(events))
-        return Verdict(first_bad is None, False, min(seq, first_bad or seq), "the seed does not match its commitment")
+        misfits = _fits_header(record, events)
+        if failures or misfits:
+            replay_ok = False if misfits or claims else None
+            return _failed(chain_ok, failures + misfits, complete=False, replay_ok=replay_ok)
+        detail = "hash chain intact and the events fit the game; the game is still running, so its seed is "
+        detail += "secret and the deal and the actions cannot be re-checked yet"
+        return Verdict(True, None, None, detail, complete=False)
+    reveal = next(
+        (i + 1 for i, e in enumerate(events) if isinstance(e, Mapping) and e.get("type") == "SeedRevealed"), None
+    )
+    if not isinstance(seed, str) or commitment(seed) != commitment_claimed:
+        where = f"event {reveal}: " if reveal else ""
+        failures.append((reveal or 0, f"{where}the seed does not match its commitment"))
+        return _failed(chain_ok, failures, complete=reveal is not None)
     try:
         snap = replay(config_of(record, seed), events)
     except Mismatch as error:
-        seq = error.seq if first_bad is None else min(first_bad, error.seq)
-        return Verdict(first_bad is None, False, seq, why or error.detail)
+        detail = f"event {error.seq} departs from what the rules give" if redact else error.detail
+        return _failed(chain_ok, [*failures, (error.seq, detail)], complete=reveal is not None)
     except DomainError as error:
-        return Verdict(first_bad is None, False, 1, f"the record's setup is refused: {error.detail}")
-    if first_bad is not None:
-        return Verdict(False, True, first_bad, why)
+        return _failed(chain_ok, [*failures, (1, f"event 1: the record's setup is refused: {error.detail}")], True)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        return _failed(chain_ok, [*failures, (1, f"event 1: the record's game, seats or options: {error}")], True)
+    status = "finished" if snap.seed_revealed else "active"
+    claimed = record.get("status", status)
+    if claimed == "finished" and status != "finished":
+        seq = len(events) + 1
+        failures.append((seq, f"event {seq} is missing: the record says the game finished, its events do not"))
+    elif claimed != status:
+        failures.append((0, f"the record says the game is {claimed!r}, its events say {status}"))
+    if failures:
+        return _failed(chain_ok, failures, complete=snap.seed_revealed)
+    if not snap.seed_revealed:
+        detail = f"every check passed so far ({len(events)} events); the game is still running, so it is not complete"
+        return Verdict(True, True, None, detail, complete=False)
     result = engine.view(snap, None).get("result")
-    state = "finished" if snap.finished else "running; re-checked with the seed up to its last event"
-    return Verdict(True, True, None, f"every check passed ({len(events)} events, game {state})", True, result)
+    return Verdict(True, True, None, f"every check passed ({len(events)} events, game finished)", True, result)
+
+
+def _failed(chain_ok: bool, failures: list[tuple[int, str]], complete: bool, replay_ok: bool | None = False) -> Verdict:
+    """The verdict naming the earliest failure (seq 0: a claim of the record that no one event breaks).
+
+    `replay_ok` is False when the re-run of the game disagrees with the record (its events, its
+    seed or its own claims of version and status), None when it could not run (no seed).
+    """
+    seq, detail = min(failures, key=lambda failure: failure[0] or 1 << 62)  # the first check to fail wins a tie
+    return Verdict(chain_ok, replay_ok, seq or None, detail, complete)
+
+
+def _claims(record: Record, events: Sequence[Any]) -> list[tuple[int, str]]:
+    """The record's own count of its events (`version`) against the events it holds."""
+    if "version" not in record or record["version"] == len(events):
+        return []
+    version = record["version"]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        return [(0, f"the record's version {version!r} is not a number of events")]
+    seq = min(version, len(events)) + 1
+    if version > len(events):
+        return [(seq, f"event {seq} is missing: the record says it has {version} events, it holds {len(events)}")]
+    return [(seq, f"event {seq} is beyond the record's version {version}")]
+
+
+def _fits_header(record: Record, events: Sequence[Any]) -> list[tuple[int, str]]:
+    """Without the seed: the first event states the record's game, and every event is one of the game's."""
+    try:
+        game = engine.get_game(record["game"])
+        players = len(record["seats"])
+        header = {
+            "game": record["game"],
+            "players": players,
+            "options": dict(record["options"]),
+            "seed_commitment": record["seed_commitment"],
+            "stacked": bool(record.get("stacked")),
+        }
+    except (DomainError, KeyError, TypeError, ValueError) as error:
+        return [(1, f"event 1: the record's game, seats or options: {error}")]
+    for index, event in enumerate(events):
+        seq = index + 1
+        if not isinstance(event, Mapping):
+            return [(seq, f"event {seq} is not an event record")]
+        actor = event.get("actor")
+        if actor != SYSTEM and (isinstance(actor, bool) or not isinstance(actor, int) or not 0 <= actor < players):
+            return [(seq, f"event {seq}: actor {actor!r} is neither a seat nor the system")]
+        try:
+            built = game.catalog.build(event["type"], actor, event["data"])
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            return [(seq, f"event {seq}: not a {game.id} event: {error}")]
+        if (seq == 1) != isinstance(built, engine.GameCreated):
+            return [(seq, f"event {seq}: a game's first event, and only that, is GameCreated")]
+        if seq == 1 and canonical_json(built.data()) != canonical_json(header):
+            return [(1, f"event 1: GameCreated says {_brief(built.data())}, the record {_brief(header)}")]
+        if isinstance(built, engine.SeedRevealed):
+            return [(seq, f"event {seq}: the seed is revealed in the events, but the record holds no seed")]
+    return []
 
 
 def main(argv: Sequence[str]) -> int:
-    """CLI: print the verdict; exit 0 only for a record that passes every check."""
+    """CLI: print the verdict; exit 0 only for a record that passes every check, 1 otherwise, 2 for no record."""
     if len(argv) != 1:
         print("usage: python -m domain.verify RECORD.json", file=sys.stderr)
         return 2
@@ -169,9 +280,18 @@ def main(argv: Sequence[str]) -> int:
     except (OSError, ValueError) as error:
         print(f"cannot read the record: {error}", file=sys.stderr)
         return 2
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        found = record.get("format") if isinstance(record, dict) else type(record).__name__
+        print(f"not a {RECORD_FORMAT} record (found {found!r})", file=sys.stderr)
+        return 2
     verdict = verify(record)
     print(json.dumps(verdict.as_dict(), indent=2))
-    print("PASS" if verdict.ok else ("INCOMPLETE" if verdict.chain_ok and not verdict.complete else "FAIL"))
+    if verdict.ok:
+        print("PASS")
+    elif not verdict.chain_ok or verdict.replay_ok is False or verdict.first_bad_seq is not None:
+        print("FAIL" + (f" at event {verdict.first_bad_seq}" if verdict.first_bad_seq else ""))
+    else:
+        print("INCOMPLETE")
     return 0 if verdict.ok else 1
 
 

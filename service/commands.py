@@ -180,14 +180,18 @@ class GameService:
         with self._lock:
             cached = self._cache.get(game_id)
         if cached is None:
-            cached = self._load_from_scratch(game_id)
-        newer = self.store.read(game_id, after=cached.version)
+            cached = self.load_header(game_id)
+        try:
+            newer = self.store.read(game_id, after=cached.version)
+        except ValueError as error:  # an entry that is not JSON
+            raise _damaged(game_id, cached.version + 1, error) from error
         if newer:
             cached = self._advance(cached, newer)
             self._remember(cached)
         return cached
 
-    def _load_from_scratch(self, game_id: str) -> LoadedGame:
+    def load_header(self, game_id: str) -> LoadedGame:
+        """The game's creation facts with none of its events applied; 404 when there is none."""
         meta = self.store.meta(game_id)
         if meta is None:
             raise not_found(game_id)
@@ -207,8 +211,11 @@ class GameService:
     def _advance(self, loaded: LoadedGame, records: list[dict[str, Any]]) -> LoadedGame:
         catalog = loaded.snap.game.catalog
         snap = loaded.snap
-        for record in records:
-            snap = engine.advance(snap, catalog.build(record["type"], record["actor"], record["data"]))
+        try:
+            for record in records:
+                snap = engine.advance(snap, catalog.build(record["type"], record["actor"], record["data"]))
+        except (AssertionError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+            raise _damaged(loaded.id, snap.version + 1, error) from error
         return dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
 
     def _remember(self, loaded: LoadedGame) -> None:
@@ -375,6 +382,11 @@ class GameService:
             raise
         self._schedule_bots(loaded)
         return "played" if played else "no_bot_to_act"
+
+
+def _damaged(game_id: str, version: int, error: Exception) -> ApiError:
+    log.error("game %s: the stored stream does not replay at version %s: %r", game_id, version, error)
+    return ApiError(500, "stream_damaged", "the stored game does not replay; GET its /audit for the first bad event")
 
 
 def _default_name(seat: Mapping[str, Any], index: int) -> str:

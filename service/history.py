@@ -28,26 +28,30 @@ class GameHistory:
         loaded = self.games.load(game_id)
         seat = self.games.seat_for_token(loaded, token) if token else None
         at = loaded.version if at is None else at
-        return {"at": at, **self._view_at(loaded, at, seat)}
-
-    def _view_at(self, loaded: LoadedGame, at: int, seat: int | None) -> dict[str, Any]:
         if not 1 <= at <= loaded.version:
             raise ApiError(422, "event_out_of_range", f"this game has events 1 to {loaded.version}, not {at}")
-        records = self.store.read(loaded.id, 0, count=at)
-        catalog = loaded.snap.game.catalog
-        snap = engine.fold(loaded.config, (catalog.build(r["type"], r["actor"], r["data"]) for r in records))
-        if seat is None and loaded.snap.finished:
+        records = [_parse(text) for text in self.store.read_raw(game_id)]
+        return {"at": at, **self._view_at(loaded, records, at, seat, loaded.snap.finished)}
+
+    def _view_at(
+        self, game: LoadedGame, records: list[Any], at: int, seat: int | None, finished: bool
+    ) -> dict[str, Any]:
+        """The game after event `at` of `records`; with no seat and a finished game, everything."""
+        if not 1 <= at <= len(records):
+            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {at}")
+        snap = _fold(game, records[:at])
+        if seat is None and finished:
             full = engine.full_view(snap)
             scores = full.pop("scores")
-            seats = [dict(s.public(), score=scores[s.seat]) for s in loaded.seats]
+            seats = [dict(s.public(), score=scores[s.seat]) for s in game.seats]
             return {
-                "id": loaded.id,
-                "game": loaded.config.game,
-                "stacked": loaded.config.stacked,
+                "id": game.id,
+                "game": game.config.game,
+                "stacked": game.config.stacked,
                 **full,
                 "seats": seats,
             }
-        return self.games.render(loaded, snap, seat)
+        return self.games.render(game, snap, seat)
 
     # ------------------------------------------------------------ record
 
@@ -79,22 +83,44 @@ class GameHistory:
 
     # ------------------------------------------------------------ audit
 
+    def _header(self, game_id: str) -> LoadedGame:
+        """The game's creation facts (meta) with none of its events applied.
+
+        Audits and disputes must answer for a damaged stream too, where folding the stored
+        events (what `GameService.load` does) can fail.
+        """
+        return self.games.load_header(game_id)
+
     def audit(self, game_id: str) -> dict[str, Any]:
         """Every check of the verifier on the stream as stored now, with the server's seed."""
-        loaded = self.games.load(game_id)
-        records = [_parse(text) for text in self.store.read_raw(game_id)]
-        record = self._record(loaded, records)
-        record["seed_commitment"] = commitment(loaded.config.seed)  # the true one, whatever the stream says
-        return verify(record, seed=loaded.config.seed).as_dict()
+        header = self._header(game_id)
+        return self._audit(header, [_parse(text) for text in self.store.read_raw(game_id)])
+
+    @staticmethod
+    def _audit(header: LoadedGame, records: list[Any]) -> dict[str, Any]:
+        config = header.config
+        record = {
+            "format": RECORD_FORMAT,
+            "game": config.game,
+            "options": dict(config.options),
+            "seats": [s.public() for s in header.seats],
+            "stacked": config.stacked,
+            "decks": [list(deck) for deck in config.decks],
+            "seed_commitment": commitment(config.seed),  # the true one, whatever the stream says
+            "events": records,
+        }  # no `version` or `status`: the stream itself is what is checked
+        running = not any(isinstance(r, dict) and r.get("type") == "SeedRevealed" for r in records)
+        return verify(record, seed=config.seed, redact=running).as_dict()
 
     # ------------------------------------------------------------ disputes
 
     def file_dispute(self, game_id: str, token: str, seq: int, reason: str) -> dict[str, Any]:
         """A seat disputes event `seq`; stored beside the game, never in its stream."""
-        loaded = self.games.load(game_id)
-        seat = self.games.seat_for_token(loaded, token)
-        if not 1 <= seq <= loaded.version:
-            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {loaded.version}, not {seq}")
+        header = self._header(game_id)
+        seat = self.games.seat_for_token(header, token)
+        version = len(self.store.read_raw(game_id))
+        if not 1 <= seq <= version:
+            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {version}, not {seq}")
         if self.store.count_disputes(game_id) >= MAX_DISPUTES:
             raise ApiError(422, "too_many_disputes", f"a game holds at most {MAX_DISPUTES} disputes")
         dispute = {"seat": seat, "seq": seq, "reason": reason, "at": self.games.clock()}
@@ -102,25 +128,55 @@ class GameHistory:
         return {"id": dispute_id, **dispute}
 
     def disputes(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """Every dispute with the game just before and just after its event, and the audit's verdict."""
-        loaded = self.games.load(game_id)
-        seat = self.games.seat_for_token(loaded, token) if token else None
-        verdict = self.audit(game_id)
+        """Every dispute with the game just before and just after its event, and the audit's verdict.
+
+        A view that the stored events cannot give (damaged before it, or the event is gone) is
+        `{"error": <problem>}` instead.
+        """
+        header = self._header(game_id)
+        seat = self.games.seat_for_token(header, token) if token else None
+        records = [_parse(text) for text in self.store.read_raw(game_id)]
+        verdict = self._audit(header, records)
+        try:
+            finished = bool(_fold(header, records).finished)
+        except ApiError:
+            finished = False  # a damaged stream shows no hidden card
+        bad = verdict["first_bad_seq"]
         listed = []
         for dispute_id, dispute in self.store.disputes(game_id):
             seq = dispute["seq"]
-            before = self._view_at(loaded, seq - 1, seat) if seq > 1 else None
-            bad = verdict["first_bad_seq"]
             listed.append(
                 {
                     "id": dispute_id,
                     **dispute,
-                    "before": before,
-                    "after": self._view_at(loaded, seq, seat),
+                    "before": self._view_or_error(header, records, seq - 1, seat, finished) if seq > 1 else None,
+                    "after": self._view_or_error(header, records, seq, seat, finished),
                     "event_ok": bad is None or bad > seq,
                 }
             )
         return {"verdict": verdict, "disputes": listed}
+
+    def _view_or_error(
+        self, game: LoadedGame, records: list[Any], at: int, seat: int | None, finished: bool
+    ) -> dict[str, Any]:
+        try:
+            return self._view_at(game, records, at, seat, finished)
+        except ApiError as error:
+            return {"error": error.body()}
+
+
+def _fold(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:
+    """The stored events applied in order; a problem (not a crash) when they do not apply."""
+    catalog = game.snap.game.catalog
+    try:
+        return engine.fold(game.config, (catalog.build(r["type"], r["actor"], r["data"]) for r in records))
+    except Exception as error:  # any failure to apply stored events means the stream is damaged
+        raise ApiError(
+            500,
+            "stream_damaged",
+            f"the stored events 1 to {len(records)} of this game do not replay ({type(error).__name__}); "
+            "GET its /audit for the first bad event",
+        ) from error
 
 
 def _commitment(records: list[Any]) -> str:

@@ -23,7 +23,7 @@ def history() -> GameHistory:
 
 
 class ReplayQuerySchema(ma.Schema):
-    at = ma.fields.Integer(validate=validate.Range(min=1, max=MAX_SEQ), metadata={"description": "default: latest"})
+    at = ma.fields.Integer(validate=validate.Range(min=0, max=MAX_SEQ), metadata={"description": "default: latest"})
 
 
 class ReplaySchema(GameViewSchema):
@@ -55,7 +55,7 @@ class VerdictSchema(ma.Schema):
 
 
 class DisputeRequestSchema(ma.Schema):
-    seq = ma.fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=MAX_SEQ))
+    seq = ma.fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=MAX_SEQ))
     reason = ma.fields.String(required=True, validate=validate.Length(1, 2000))
 
 
