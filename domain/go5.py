@@ -37,6 +37,7 @@ from domain.engine import Game, GameConfig, register
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
+from domain.scores import highest_totals as winners_of  # V-16 / C-7
 
 # ---------------------------------------------------------------- cards (V-1 ... V-4)
 
@@ -397,12 +398,6 @@ def seat_score(state: Go5State, seat: int) -> int:
 def round_scores(state: Go5State) -> tuple[int, ...]:
     """V-15 for every seat."""
     return tuple(seat_score(state, seat) for seat in range(state.players))
-
-
-def winners_of(totals: Sequence[int]) -> tuple[int, ...]:
-    """V-16 / C-7: everyone level at the highest total."""
-    best = max(totals)
-    return tuple(seat for seat, total in enumerate(totals) if total == best)
 
 
 # ---------------------------------------------------------------- set checks (V-8, V-9)

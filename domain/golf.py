@@ -12,6 +12,7 @@ from domain.engine import Game, GameConfig, register
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import INT, INT_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
+from domain.scores import lowest_totals as winners_of
 
 UP, DOWN, EMPTY = "up", "down", "empty"
 COLUMNS = 3
@@ -233,12 +234,6 @@ def round_scores(state: GolfState) -> tuple[tuple[int, ...], int | None]:
         scores[ender] += state.config.options["penalty"]
         return tuple(scores), ender
     return tuple(scores), None
-
-
-def winners_of(totals: tuple[int, ...]) -> tuple[int, ...]:
-    """C-7: everyone level at the lowest total."""
-    best = min(totals)
-    return tuple(seat for seat, total in enumerate(totals) if total == best)
 
 
 # ---------------------------------------------------------------- the game

@@ -30,6 +30,7 @@ from domain.engine import Game, GameConfig, register
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
+from domain.scores import lowest_totals as winners_of  # S-11 / C-7
 
 DECKS = 4
 BASE_JOKERS = 8
@@ -216,12 +217,6 @@ def switch_deck(options: Mapping[str, Any]) -> tuple[str, ...]:
     """S-1: four decks, 8 jokers plus `extra_jokers`, then `extra_twos` twos in suit order S H D C."""
     twos = tuple("2" + SUITS[i % len(SUITS)] for i in range(options["extra_twos"]))
     return canonical_deck(DECKS, BASE_JOKERS + options["extra_jokers"], twos)
-
-
-def winners_of(totals: Sequence[int]) -> tuple[int, ...]:
-    """S-11 / C-7: everyone level at the lowest total."""
-    best = min(totals)
-    return tuple(seat for seat, total in enumerate(totals) if total == best)
 
 
 def can_stack(under: str, card: str) -> bool:
