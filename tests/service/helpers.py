@@ -18,6 +18,7 @@ from werkzeug.test import TestResponse
 
 from domain import engine
 from tests.conftest import RecordingDispatcher, auth
+from tests.json_walk import strings_in
 
 PROBLEM_JSON = "application/problem+json"
 RULE_ID = re.compile(r"^[A-Z]+-\d+$")
@@ -102,17 +103,6 @@ def check_chain(records: list[dict[str, Any]], first_prev_hash: str, first_seq: 
 
 
 # ---------------------------------------------------------------- hidden information (G-5, C-6)
-
-
-def strings_in(value: Any) -> set[str]:
-    """Every string anywhere in a JSON value (keys excluded)."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(strings_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(strings_in(v) for v in value)) if value else set()
-    return set()
 
 
 def secret_cards(snap: engine.Snapshot[Any], viewer: int | None) -> set[str]:

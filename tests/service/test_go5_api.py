@@ -13,7 +13,8 @@ from flask.testing import FlaskClient
 from domain import engine
 from domain.shuffle import shuffle
 from tests.conftest import RecordingDispatcher, auth
-from tests.service.helpers import Transcript, assert_problem, assert_unchanged, check_chain, stream_entries, strings_in
+from tests.json_walk import strings_in
+from tests.service.helpers import Transcript, assert_problem, assert_unchanged, check_chain, stream_entries
 from tests.unit.go5_helpers import CANONICAL, JUNK, N3, NUMBER_CARDS, build_deck, claim_table, expected_deal, ordered
 
 HUMANS = [{"kind": "human", "name": name} for name in ("Ana", "Ben", "Cem")]

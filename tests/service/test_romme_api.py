@@ -14,7 +14,8 @@ from flask.testing import FlaskClient
 from domain import engine
 from domain import romme_melds as rm
 from tests.conftest import RecordingDispatcher, auth
-from tests.service.helpers import assert_problem, check_chain, strings_in
+from tests.json_walk import strings_in
+from tests.service.helpers import assert_problem, check_chain
 from tests.unit.romme_helpers import DECK, build_deck, run_hand
 
 JUNK0 = ["AS", "3S", "5S", "8S", "10S", "JS", "KH", "2H", "4H", "6H", "8H", "10H", "7D", "QD", "4D"]

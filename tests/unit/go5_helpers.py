@@ -235,35 +235,6 @@ def play_until(table: Table, done: Callable[[Table], bool], limit: int = 2000) -
     raise AssertionError("the condition did not hold within the step limit")
 
 
-def strings_in(value: Any) -> set[str]:
-    """Every string value (not key) inside a JSON-like value."""
-    found: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, Iterable):
-            stack.extend(item)
-    return found
-
-
-def keys_in(value: Any) -> set[str]:
-    """Every mapping key inside a JSON-like value."""
-    found: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            found.update(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return found
-
-
 # ---------------------------------------------------------------- scenarios (worked out by hand)
 
 N3 = [card(3, p) for p in PATTERNS]  # 3-dots-yellow 3-stripes-green 3-waves-blue 3-checks-violet 3-zigzag-black ...

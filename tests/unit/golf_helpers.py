@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -203,32 +203,3 @@ def finish_round(table: Table) -> None:
     """Play the current round to its end (the next round dealt or the game over)."""
     scored = len(table.of_type("RoundScored"))
     play_until(table, lambda t: len(t.of_type("RoundScored")) > scored)
-
-
-def strings_in(value: Any) -> set[str]:
-    """Every string value (not key) inside a JSON-like value."""
-    found: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, Iterable):
-            stack.extend(item)
-    return found
-
-
-def keys_in(value: Any) -> set[str]:
-    """Every mapping key inside a JSON-like value."""
-    found: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            found.update(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return found

@@ -261,32 +261,3 @@ def play_until(table: Table, done: Any, limit: int = 20_000) -> None:
         assert to_act, "nobody is to act but the condition does not hold"
         table.act(to_act[0], plain_move(table, to_act[0]))
     raise AssertionError("the condition did not hold within the step limit")
-
-
-def strings_in(value: Any) -> set[str]:
-    """Every string value (not key) inside a JSON-like value."""
-    found: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, Iterable):
-            stack.extend(item)
-    return found
-
-
-def keys_in(value: Any) -> set[str]:
-    """Every mapping key inside a JSON-like value."""
-    found: set[str] = set()
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            found.update(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return found

@@ -19,7 +19,8 @@ from domain.events import Event
 from domain.go5 import Go5State
 from domain.shuffle import SeededStream, commitment
 from domain.verify import verify
-from tests.unit.go5_helpers import CANONICAL, JOKER, NUMBER_CARDS, STOP, keys_in, strings_in
+from tests.json_walk import keys_in, strings_in
+from tests.unit.go5_helpers import CANONICAL, JOKER, NUMBER_CARDS, STOP
 
 PRINTABLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 SEEDS = st.text(PRINTABLE, min_size=1, max_size=20)

@@ -17,7 +17,8 @@ from domain.errors import RuleViolation
 from domain.events import Event
 from domain.golf import GolfState
 from domain.shuffle import SeededStream, shuffle
-from tests.unit.golf_helpers import DRAW, keys_in, strings_in
+from tests.json_walk import keys_in, strings_in
+from tests.unit.golf_helpers import DRAW
 
 PRINTABLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 SEEDS = st.text(PRINTABLE, min_size=1, max_size=20)

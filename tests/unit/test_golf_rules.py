@@ -14,7 +14,8 @@ from domain.cards import canonical_deck
 from domain.errors import InvalidInput, RuleViolation
 from domain.golf import Grid, card_value, grid_score
 from domain.shuffle import shuffle
-from tests.unit.golf_helpers import DRAW, Table, build_deck, finish_round, play_until, strings_in
+from tests.json_walk import strings_in
+from tests.unit.golf_helpers import DRAW, Table, build_deck, finish_round, play_until
 
 NO_FLIPS = {"initial_flips": 0}
 ONE_DECK = list(canonical_deck(1))

@@ -19,7 +19,8 @@ from domain.events import Event
 from domain.shuffle import SeededStream, commitment, shuffle
 from domain.switch import PendingDrawTaken, SwitchState
 from domain.verify import verify
-from tests.unit.switch_helpers import canonical, cards_everywhere, strings_in
+from tests.json_walk import strings_in
+from tests.unit.switch_helpers import canonical, cards_everywhere
 
 PRINTABLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 SEEDS = st.text(PRINTABLE, min_size=1, max_size=20)
