@@ -40,6 +40,7 @@ from domain.engine import Game, GameConfig, register
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
+from domain.scores import highest_totals as _winners  # R-22
 
 DECK_COPIES, JOKERS = 2, 6
 DECK_SIZE = 52 * DECK_COPIES + JOKERS
@@ -326,11 +327,6 @@ def all_cards(state: RommeState) -> Counter[str]:
     return total
 
 
-def _winners(totals: Sequence[int]) -> tuple[int, ...]:
-    best = max(totals)
-    return tuple(seat for seat, total in enumerate(totals) if total == best)
-
-
 def at_mark(options: Mapping[str, Any], total: int) -> bool:
     """R-22: 1000 (option `target`) or more; with `strict_1000` more than the mark."""
     target = int(options["target"])
@@ -554,10 +550,17 @@ class Romme(Game[RommeState]):
         return {"hand": list(hand), "hand_size": len(hand), "hand_points": rm.points(hand)}
 
     def full_view(self, state: RommeState) -> dict[str, Any]:
+        """Everything, so that every card of the round has its place (R-17): the public table plus
+        each hand, the stock in order, the face-down card, and before the deal the undealt cards:
+        `deck` (the round's deck, top first, until the cut), then `lifted` and `lower` (the two
+        packets of the cut, top first, until the deal; the lucky grab has left `lifted`, R-4)."""
         table = _table(state)
         table["hands"] = [list(h) for h in state.hands]
         table["stock"] = list(state.stock)
         table["face_down"] = list(state.face_down)
+        table["deck"] = list(state.deck)
+        table["lifted"] = list(state.lifted)
+        table["lower"] = list(state.lower)
         return {
             "round": state.round,
             "phase": state.phase,

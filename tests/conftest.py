@@ -27,7 +27,7 @@ class RecordingDispatcher:
     def drain(self, limit: int = 100_000) -> list[str]:
         """Play queued bot turns (each may queue the next) until none is left."""
         assert self.service is not None
-        outcomes = []
+        outcomes: list[str] = []
         while self.jobs and len(outcomes) < limit:
             game_id, version = self.jobs.pop(0)
             outcomes.append(self.service.play_bot_turn(game_id, version))

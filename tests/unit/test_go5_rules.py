@@ -15,6 +15,7 @@ from domain import engine
 from domain.errors import InvalidInput, RuleViolation
 from domain.go5 import GO5, card_value, winners_of
 from domain.shuffle import shuffle
+from tests.json_walk import strings_in
 from tests.unit.go5_helpers import (
     CANONICAL,
     COLOURS,
@@ -34,7 +35,6 @@ from tests.unit.go5_helpers import (
     five_round,
     ordered,
     sets_table,
-    strings_in,
     swap_meld,
     with_colour,
 )
