@@ -14,7 +14,7 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api
+from service import catalog, games_api, health, history_api, ratelimit
 from service.commands import GameService
 from service.dispatch import BotDispatcher, RQDispatcher
 from service.history import GameHistory
@@ -86,6 +86,7 @@ def create_app(
     service = GameService(store, dispatcher or RQDispatcher(queue_client))
     app.extensions["games"] = service
     app.extensions["history"] = GameHistory(service)
+    ratelimit.init_app(app, store_client)
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})

@@ -274,6 +274,27 @@ class GameService:
             prior = self.store.idempotent_answer(game_id, idem[0])
             if prior is not None:
                 return _replay(prior, idem[1])
+        try:
+            return self._submit(game_id, seat, body, expected_version, idem, schedule_bots)
+        except ApiError as error:
+            # A retry racing its own first request: the first one appended after our look-up above, so
+            # this one was decided on the state after it (409, or a rule's 422). The first answer wins.
+            if idem is None or error.status not in (409, 422):
+                raise
+            prior = self.store.idempotent_answer(game_id, idem[0])
+            if prior is None:
+                raise
+            return _replay(prior, idem[1])
+
+    def _submit(
+        self,
+        game_id: str,
+        seat: int,
+        body: Mapping[str, Any],
+        expected_version: int | None,
+        idem: tuple[str, str] | None,
+        schedule_bots: bool,
+    ) -> dict[str, Any]:
         for _ in range(RETRIES_WITHOUT_VERSION):
             loaded = self.load(game_id)
             if expected_version is not None and expected_version != loaded.version:

@@ -11,6 +11,7 @@ from marshmallow import validate
 from domain.bots import LEVELS
 from service.http import Blueprint, bearer_token, games
 from service.problems import ApiError
+from service.ratelimit import limit_game_creation
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
@@ -148,10 +149,12 @@ class EventsSchema(ma.Schema):
     s413="request body over 64 KiB",
     s415="the body is not application/json",
     s422="the rules refuse this setup (player count)",
+    s429="this client created too many games this minute (`rate_limited`); `Retry-After` says when to retry",
     s503="the event store cannot be reached",
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
+    limit_game_creation()
     created = games().create_game(body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()))
     return created, 201, {"Location": f"/v1/games/{created['id']}"}
 
@@ -162,6 +165,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 @blp.problems(
     s401="a token that is not this game's",
     s404="no such game",
+    s503="the event store cannot be reached",
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
@@ -218,7 +222,9 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(
+    s400="bad query",
     s404="no such game",
+    s503="the event store cannot be reached",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""

@@ -82,7 +82,13 @@ class DisputesSchema(ma.Schema):
 @blp.doc(security=[{}, {"seatToken": []}])
 @blp.arguments(ReplayQuerySchema, location="query")
 @blp.response(200, ReplaySchema)
-@blp.problems(s400="bad query", s401="a token that is not this game's", s404="no such game", s422="no such event")
+@blp.problems(
+    s400="bad query",
+    s401="a token that is not this game's",
+    s404="no such game",
+    s422="no such event",
+    s503="the event store cannot be reached",
+)
 def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The game after event `at`: the seat's view with a token; else the spectator view, or all once finished."""
     return history().replay(checked_id(game_id), query.get("at"), bearer_token())
@@ -90,7 +96,7 @@ def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/<game_id>/record")
 @blp.response(200, RecordSchema)
-@blp.problems(s404="no such game")
+@blp.problems(s404="no such game", s503="the event store cannot be reached")
 def get_record(game_id: str) -> dict[str, Any]:
     """The portable game record (the seed only once the game has ended)."""
     return history().record(checked_id(game_id))
@@ -98,7 +104,7 @@ def get_record(game_id: str) -> dict[str, Any]:
 
 @blp.route("/<game_id>/audit")
 @blp.response(200, VerdictSchema)
-@blp.problems(s404="no such game")
+@blp.problems(s404="no such game", s503="the event store cannot be reached")
 def get_audit(game_id: str) -> dict[str, Any]:
     """Re-check the stored game from scratch: hash chain, deals, every action, every score."""
     return history().audit(checked_id(game_id))
@@ -108,7 +114,15 @@ def get_audit(game_id: str) -> dict[str, Any]:
 @blp.doc(security=[{"seatToken": []}])
 @blp.arguments(DisputeRequestSchema)
 @blp.response(201, DisputeSchema)
-@blp.problems(s400="malformed", s401="no valid token", s404="no such game", s422="no such event")
+@blp.problems(
+    s400="malformed",
+    s401="no valid token",
+    s404="no such game",
+    s413="request body over 64 KiB",
+    s415="the body is not application/json",
+    s422="no such event",
+    s503="the event store cannot be reached; nothing was written",
+)
 def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """A seat disputes one event; the dispute is kept beside the game, never in its stream."""
     token = bearer_token()
@@ -120,7 +134,7 @@ def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/disputes")
 @blp.doc(security=[{}, {"seatToken": []}])
 @blp.response(200, DisputesSchema)
-@blp.problems(s401="a token that is not this game's", s404="no such game")
+@blp.problems(s401="a token that is not this game's", s404="no such game", s503="the event store cannot be reached")
 def get_disputes(game_id: str) -> dict[str, Any]:
     """Every dispute with the game just before and after its event, and the audit's verdict."""
     return history().disputes(checked_id(game_id), bearer_token())

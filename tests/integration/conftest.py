@@ -74,7 +74,8 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def service_env(redis_url: str) -> dict[str, str]:
     """The environment for API and worker processes."""
-    return {**os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1"}
+    # the game-creation rate limit is off unless the environment sets it (tests create many games)
+    return {"GAMES_PER_MINUTE": "0", **os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1"}
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,145 @@
+"""Game creation is limited per client and window (service/ratelimit.py), on fakeredis."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import fakeredis
+import flask
+import pytest
+import redis
+import yaml
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.openapi import spec_yaml
+from service.ratelimit import DEFAULT_GAMES_PER_MINUTE, RateLimiter
+from tests.conftest import RecordingDispatcher
+
+GOLF = {"game": "golf", "seats": [{"kind": "human"}, {"kind": "bot"}]}
+
+
+def limited_app(fake_redis: fakeredis.FakeRedis, **settings: Any) -> flask.Flask:
+    return create_app({"TESTING": True, **settings}, redis_client=fake_redis, dispatcher=RecordingDispatcher())
+
+
+@pytest.fixture
+def limited(fake_redis: fakeredis.FakeRedis) -> Iterator[FlaskClient]:
+    yield limited_app(fake_redis, GAMES_PER_MINUTE=3).test_client()
+
+
+def create(client: FlaskClient, **environ: Any) -> Any:
+    return client.post("/v1/games", json=GOLF, **environ)
+
+
+def test_the_limit_admits_that_many_games_then_answers_429_with_retry_after(limited: FlaskClient) -> None:
+    assert [create(limited).status_code for _ in range(3)] == [201, 201, 201]
+    refused = create(limited)
+    assert refused.status_code == 429
+    assert refused.mimetype == "application/problem+json"
+    problem = refused.get_json()
+    assert problem["code"] == "rate_limited" and problem["status"] == 429 and problem["title"] == "Too Many Requests"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert create(limited).status_code == 429, "refusals go on for the rest of the window"
+
+
+def test_a_refused_creation_stores_no_game(limited: FlaskClient, fake_redis: fakeredis.FakeRedis) -> None:
+    for _ in range(5):
+        create(limited)
+    assert len(list(fake_redis.scan_iter("game:*:meta"))) == 3
+
+
+def test_the_window_ends_and_the_client_may_create_again(limited: FlaskClient, fake_redis: fakeredis.FakeRedis) -> None:
+    for _ in range(3):
+        create(limited)
+    assert create(limited).status_code == 429
+    (key,) = fake_redis.scan_iter("ratelimit:games:*")
+    assert 0 < fake_redis.pttl(key) <= 60_000, "the counter expires with its window"
+    fake_redis.delete(key)  # what the expiry does at the end of the window
+    assert create(limited).status_code == 201
+
+
+def test_each_client_address_has_its_own_counter(limited: FlaskClient) -> None:
+    for _ in range(3):
+        assert create(limited, environ_base={"REMOTE_ADDR": "10.0.0.1"}).status_code == 201
+    assert create(limited, environ_base={"REMOTE_ADDR": "10.0.0.1"}).status_code == 429
+    assert create(limited, environ_base={"REMOTE_ADDR": "10.0.0.2"}).status_code == 201
+
+
+def test_x_forwarded_for_is_ignored_unless_the_proxy_is_trusted(limited: FlaskClient) -> None:
+    for number in range(3):
+        assert create(limited, headers={"X-Forwarded-For": f"203.0.113.{number}"}).status_code == 201
+    refused = create(limited, headers={"X-Forwarded-For": "203.0.113.99"})
+    assert refused.status_code == 429, "a client cannot escape the limit by inventing addresses"
+
+
+def test_behind_a_trusted_proxy_the_address_it_saw_counts(fake_redis: fakeredis.FakeRedis) -> None:
+    client = limited_app(fake_redis, GAMES_PER_MINUTE=1, TRUSTED_PROXY_HOPS=1).test_client()
+    proxy = {"REMOTE_ADDR": "10.0.0.9"}
+    assert create(client, environ_base=proxy, headers={"X-Forwarded-For": "198.51.100.1"}).status_code == 201
+    assert create(client, environ_base=proxy, headers={"X-Forwarded-For": "198.51.100.1"}).status_code == 429
+    assert create(client, environ_base=proxy, headers={"X-Forwarded-For": "198.51.100.2"}).status_code == 201
+    forged = {"X-Forwarded-For": "1.2.3.4, 198.51.100.1"}  # the client wrote the first entry, the proxy the last
+    assert create(client, environ_base=proxy, headers=forged).status_code == 429
+
+
+def test_zero_turns_the_limit_off(fake_redis: fakeredis.FakeRedis) -> None:
+    client = limited_app(fake_redis, GAMES_PER_MINUTE=0).test_client()
+    assert all(create(client).status_code == 201 for _ in range(40))
+    assert not list(fake_redis.scan_iter("ratelimit:*"))
+
+
+def test_the_setting_comes_from_the_environment_outside_tests(
+    fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GAMES_PER_MINUTE", "2")
+    client = create_app(redis_client=fake_redis, dispatcher=RecordingDispatcher()).test_client()
+    assert [create(client).status_code for _ in range(3)] == [201, 201, 429]
+    monkeypatch.delenv("GAMES_PER_MINUTE")
+    assert create_app(redis_client=fake_redis).config["GAMES_PER_MINUTE"] == DEFAULT_GAMES_PER_MINUTE
+
+
+def test_under_testing_the_limit_is_off_unless_a_test_sets_it(app: flask.Flask, client: FlaskClient) -> None:
+    assert app.config["GAMES_PER_MINUTE"] == 0
+    assert all(create(client).status_code == 201 for _ in range(DEFAULT_GAMES_PER_MINUTE + 5))
+
+
+def test_only_game_creation_is_limited(limited: FlaskClient) -> None:
+    created = [create(limited).get_json() for _ in range(3)]
+    assert create(limited).status_code == 429
+    game_url = f"/v1/games/{created[0]['id']}"
+    assert limited.get(game_url).status_code == 200
+    token = created[0]["seats"][0]["token"]
+    reveal = {"type": "reveal", "positions": [0, 1]}
+    assert (
+        limited.post(f"{game_url}/actions", json=reveal, headers={"Authorization": f"Bearer {token}"}).status_code
+        == 200
+    )
+
+
+def test_the_counter_and_its_expiry_are_set_together(fake_redis: fakeredis.FakeRedis) -> None:
+    limiter = RateLimiter(fake_redis, limit=5, window_seconds=60)
+    key = limiter.key("client")
+    fake_redis.set(key, 2)  # a counter without expiry (as if written by hand): the next hit repairs it
+    limiter.hit("client")
+    assert fake_redis.get(key) == "3" and 0 < fake_redis.pttl(key) <= 60_000
+
+
+def test_redis_down_is_503_store_unavailable(fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = limited_app(fake_redis, GAMES_PER_MINUTE=3)
+    limiter = app.extensions["ratelimit"]
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise redis.ConnectionError("gone")
+
+    monkeypatch.setattr(limiter, "_hit", down)
+    response = create(app.test_client())
+    assert response.status_code == 503 and response.get_json()["code"] == "store_unavailable"
+
+
+def test_the_openapi_documents_the_429(app: flask.Flask) -> None:
+    spec = yaml.safe_load(spec_yaml())
+    responses = spec["paths"]["/v1/games"]["post"]["responses"]
+    assert "429" in responses
+    assert responses["429"]["content"]["application/problem+json"]
