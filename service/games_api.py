@@ -140,10 +140,24 @@ class EventsSchema(ma.Schema):
 
 # ---------------------------------------------------------------- routes
 
+GAME_ID_FROM_BODY = {"game_id": "$response.body#/id"}
+GAME_LINKS = {
+    name: {"operationId": operation, "parameters": GAME_ID_FROM_BODY, "description": text}
+    for name, operation, text in (
+        ("GetGame", "getGame", "the new game's view"),
+        ("PostAction", "postAction", "an action in the new game"),
+        ("GetEvents", "getEvents", "the new game's events"),
+        ("GetReplay", "getReplay", "the new game at a step"),
+        ("GetRecord", "getRecord", "the new game's record"),
+        ("GetAudit", "getAudit", "the new game's audit"),
+    )
+}
+
 
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateGameSchema)
 @blp.response(201, GameCreatedSchema)
+@blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS}})
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s413="request body over 64 KiB",
@@ -160,7 +174,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 
 
 @blp.route("/<game_id>")
-@blp.doc(security=[{}, {"seatToken": []}])
+@blp.doc(operationId="getGame", security=[{}, {"seatToken": []}])
 @blp.response(200, GameViewSchema)
 @blp.problems(
     s401="a token that is not this game's",
@@ -178,6 +192,7 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 
 @blp.route("/<game_id>/actions", methods=["POST"])
 @blp.doc(
+    operationId="postAction",
     security=[{"seatToken": []}],
     parameters=[
         {
@@ -219,6 +234,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/events")
+@blp.doc(operationId="getEvents")
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(

@@ -79,7 +79,7 @@ class DisputesSchema(ma.Schema):
 
 
 @blp.route("/<game_id>/replay")
-@blp.doc(security=[{}, {"seatToken": []}])
+@blp.doc(operationId="getReplay", security=[{}, {"seatToken": []}])
 @blp.arguments(ReplayQuerySchema, location="query")
 @blp.response(200, ReplaySchema)
 @blp.problems(
@@ -95,6 +95,7 @@ def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/record")
+@blp.doc(operationId="getRecord")
 @blp.response(200, RecordSchema)
 @blp.problems(s404="no such game", s503="the event store cannot be reached")
 def get_record(game_id: str) -> dict[str, Any]:
@@ -103,6 +104,7 @@ def get_record(game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/audit")
+@blp.doc(operationId="getAudit")
 @blp.response(200, VerdictSchema)
 @blp.problems(s404="no such game", s503="the event store cannot be reached")
 def get_audit(game_id: str) -> dict[str, Any]:

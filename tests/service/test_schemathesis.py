@@ -229,3 +229,27 @@ def test_spec_operations_are_all_fuzzed() -> None:
     """Guard: the spec still lists every operation this test is meant to cover."""
     labels = {op.ok().label for op in schema.get_all_operations()}
     assert len(labels) == 12, sorted(labels)
+
+
+def test_stateful_sequences_follow_the_links_from_a_created_game() -> None:
+    """Schemathesis chains calls by the spec's links: a created game's id feeds its view, actions,
+    events, replay, record and audit; every response in every chain passes the same checks."""
+    links = schema.raw_schema["paths"]["/v1/games"]["post"]["responses"]["201"]["links"]
+    assert {link["operationId"] for link in links.values()} >= {"getGame", "postAction", "getAudit"}
+    followed: list[str] = []
+
+    class Machine(schema.as_state_machine()):  # type: ignore[misc]
+        def validate_response(self, response: Any, case: schemathesis.Case, **kwargs: Any) -> None:
+            followed.append(case.operation.label)
+            case.validate_response(response, checks=CHECKS)
+
+    Machine.run(
+        settings=hypothesis.settings(
+            max_examples=20,
+            stateful_step_count=6,
+            deadline=None,
+            suppress_health_check=list(hypothesis.HealthCheck),
+            derandomize=True,
+        )
+    )
+    assert "POST /v1/games" in followed and len(set(followed)) > 1, sorted(set(followed))
