@@ -11,6 +11,7 @@ locations just before or just after the event.
 from __future__ import annotations
 
 import copy
+import logging
 import random
 import re
 from collections import Counter
@@ -279,7 +280,14 @@ def play_and_check(
     for seq, record in answered.items():
         assert records[seq - 1] == record, f"the answer's event {seq} is not the stored one"
     check_events(records, service.load(game_id).config)
+    record = client.get(f"/v1/games/{game_id}/record").get_json()
+    assert record["events"] == records, "the record holds exactly the public events"
+    if not service.load(game_id).snap.finished:
+        assert "seed" not in record and "decks" not in record
     return moves
+
+
+CARD_IN_TEXT = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b|\b[1-7]-[a-z]+-[a-z]+\b")
 
 
 @st.composite
@@ -295,11 +303,20 @@ def game_setups(draw: st.DrawFn) -> tuple[str, list[str], int]:
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(setup=game_setups())
 def test_no_document_shows_a_hidden_card(
-    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, setup: tuple[str, list[str], int]
+    client: FlaskClient,
+    app: flask.Flask,
+    dispatcher: RecordingDispatcher,
+    caplog: pytest.LogCaptureFixture,
+    setup: tuple[str, list[str], int],
 ) -> None:
     game, kinds, seed = setup
     dispatcher.jobs.clear()
+    caplog.clear()
+    caplog.set_level(logging.DEBUG)
     play_and_check(client, app, dispatcher, game, kinds, seed)
+    # log lines name no card at all: no logging call carries game state
+    logged = [r.getMessage() for r in caplog.records]
+    assert not [line for line in logged if CARD_IN_TEXT.search(line)], logged
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
