@@ -11,16 +11,12 @@ to start the discard pile (when it is a number card, V-5); the rest is the stock
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import pytest
-
-from domain import engine
-from domain.errors import DomainError
 from domain.events import Event
+from tests.engine_table import EngineTable
 
 PATTERNS = ["dots", "stripes", "waves", "checks", "zigzag", "stars", "rings"]
 COLOURS = ["red", "orange", "yellow", "green", "blue", "violet", "black"]
@@ -106,19 +102,10 @@ def expected_deal(deck: list[str], players: int, dealer: int) -> tuple[list[list
     return hands, stops, rest[0], rest[1:]
 
 
-class Table:
+class Table(EngineTable):
     """One Go5 game driven through domain.engine, with its event log."""
 
-    def __init__(
-        self,
-        players: int = 2,
-        options: Mapping[str, Any] | None = None,
-        *,
-        decks: Sequence[Sequence[str]] = (),
-        seed: str = "go5-test",
-    ) -> None:
-        self.config = engine.make_config("go5", players, dict(options or {}), seed, decks)
-        self.snap, self.events = engine.start(self.config)
+    GAME = "go5"
 
     @classmethod
     def stacked(
@@ -137,11 +124,6 @@ class Table:
         return cls(players, options, decks=[deck, *later_decks], seed=seed)
 
     # ---- actions
-
-    def act(self, seat: int, action: Mapping[str, Any]) -> list[Event]:
-        self.snap, new = engine.act(self.snap, seat, action)
-        self.events.extend(new)
-        return new
 
     def draw(self, seat: int, source: str = "stock") -> list[Event]:
         return self.act(seat, {"type": "draw", "from": source})
@@ -168,23 +150,7 @@ class Table:
         """A plain turn: draw, then discard."""
         return self.draw(seat, source) + self.discard(seat, discard)
 
-    def refused(self, seat: int, action: Mapping[str, Any], kind: type[DomainError] = DomainError) -> DomainError:
-        """The refusal of an action; the snapshot must stay as it was."""
-        before = self.snap
-        with pytest.raises(kind) as info:
-            self.act(seat, action)
-        assert self.snap is before
-        return info.value
-
     # ---- what can be seen
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        return engine.view(self.snap, seat)
-
-    @property
-    def table(self) -> dict[str, Any]:
-        table: dict[str, Any] = self.view(None)["table"]
-        return table
 
     def hand(self, seat: int) -> list[str]:
         hand: list[str] = self.view(seat)["you"]["hand"]
@@ -194,25 +160,9 @@ class Table:
         sets: list[dict[str, Any]] = self.table["players"][seat]["sets"]
         return sets
 
-    def truth(self) -> dict[str, Any]:
-        """Everything, hands and stock order included (the game's full view)."""
-        full: dict[str, Any] = self.snap.game.full_view(self.snap.state)
-        return full
-
     def stock(self) -> list[str]:
         stock: list[str] = self.truth()["table"]["stock"]
         return stock
-
-    def legal(self, seat: int) -> list[dict[str, Any]]:
-        return engine.legal_actions(self.snap, seat)
-
-    def of_type(self, name: str) -> list[Event]:
-        return [event for event in self.events if event.type_name() == name]
-
-    def with_state(self, **changes: Any) -> None:
-        """Replace parts of the game state (for positions that ordinary play reaches only slowly)."""
-        state = dataclasses.replace(self.snap.state, **changes)
-        self.snap = dataclasses.replace(self.snap, state=state)
 
 
 def plain_move(table: Table, seat: int) -> dict[str, Any]:

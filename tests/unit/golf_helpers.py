@@ -9,17 +9,14 @@ the next card starts the discard pile and the rest is the stock, index 0 on top.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pytest
-
 from domain import engine
 from domain.cards import canonical_deck
-from domain.errors import DomainError
 from domain.events import Event
+from tests.engine_table import EngineTable
 
 DRAW: dict[str, Any] = {"type": "draw", "from": "stock"}
 
@@ -75,19 +72,10 @@ def build_deck(
     return [card if card is not None else next(fill) for card in wanted]
 
 
-class Table:
+class Table(EngineTable):
     """One Golf game driven through domain.engine, with its event log."""
 
-    def __init__(
-        self,
-        players: int = 2,
-        options: Mapping[str, Any] | None = None,
-        *,
-        decks: Sequence[Sequence[str]] = (),
-        seed: str = "golf-test",
-    ) -> None:
-        self.config = engine.make_config("golf", players, dict(options or {}), seed, decks)
-        self.snap, self.events = engine.start(self.config)
+    GAME = "golf"
 
     @classmethod
     def stacked(
@@ -110,11 +98,6 @@ class Table:
 
     # ---- actions
 
-    def act(self, seat: int, action: Mapping[str, Any]) -> list[Event]:
-        self.snap, new = engine.act(self.snap, seat, action)
-        self.events.extend(new)
-        return new
-
     def reveal(self, seat: int, *positions: int) -> list[Event]:
         return self.act(seat, {"type": "reveal", "positions": list(positions)})
 
@@ -133,31 +116,10 @@ class Table:
     def flip(self, seat: int, position: int) -> list[Event]:
         return self.act(seat, {"type": "flip", "position": position})
 
-    def refused(self, seat: int, action: Mapping[str, Any], kind: type[DomainError] = DomainError) -> DomainError:
-        """The refusal of an action; the snapshot must stay as it was."""
-        before = self.snap
-        with pytest.raises(kind) as info:
-            self.act(seat, action)
-        assert self.snap is before
-        return info.value
-
     # ---- what can be seen
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        return engine.view(self.snap, seat)
-
-    @property
-    def table(self) -> dict[str, Any]:
-        table: dict[str, Any] = self.view(None)["table"]
-        return table
 
     def slots(self, seat: int, viewer: int | None = None) -> list[dict[str, Any]]:
         return list(self.view(viewer)["table"]["grids"][seat]["slots"])
-
-    def truth(self) -> dict[str, Any]:
-        """Everything, hidden cards and stock order included (the game's full view)."""
-        full: dict[str, Any] = self.snap.game.full_view(self.snap.state)
-        return full
 
     def dealt(self, seat: int) -> list[str | None]:
         """The cards in a seat's grid right now, face down included."""
@@ -167,14 +129,6 @@ class Table:
     def turn(self) -> int | None:
         turn: int | None = self.table["turn"]
         return turn
-
-    def of_type(self, name: str) -> list[Event]:
-        return [event for event in self.events if event.type_name() == name]
-
-    def with_state(self, **changes: Any) -> None:
-        """Replace parts of the game state (for positions that ordinary play cannot reach)."""
-        state = dataclasses.replace(self.snap.state, **changes)
-        self.snap = dataclasses.replace(self.snap, state=state)
 
 
 def simple_move(table: Table, seat: int) -> dict[str, Any]:

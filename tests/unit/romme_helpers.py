@@ -10,17 +10,13 @@ the dealer, passing over any hand that holds 15 (R-5); the rest is the stock, to
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import pytest
-
-from domain import engine
 from domain.cards import canonical_deck
-from domain.errors import DomainError
 from domain.events import Event
+from tests.engine_table import EngineTable
 
 DECK = tuple(canonical_deck(copies=2, jokers=6))
 DECK_SIZE = len(DECK)
@@ -107,19 +103,10 @@ def build_deck(
     return deck
 
 
-class Table:
+class Table(EngineTable):
     """One Rommé game driven through domain.engine, with its event log."""
 
-    def __init__(
-        self,
-        players: int = 2,
-        options: Mapping[str, Any] | None = None,
-        *,
-        decks: Sequence[Sequence[str]] = (),
-        seed: str = "romme-test",
-    ) -> None:
-        self.config = engine.make_config("romme", players, dict(options or {}), seed, decks)
-        self.snap, self.events = engine.start(self.config)
+    GAME = "romme"
 
     @classmethod
     def dealt(
@@ -142,11 +129,6 @@ class Table:
         return table
 
     # ---- actions
-
-    def act(self, seat: int, action: Mapping[str, Any]) -> list[Event]:
-        self.snap, new = engine.act(self.snap, seat, action)
-        self.events.extend(new)
-        return new
 
     def cut(self, seat: int, position: int) -> list[Event]:
         return self.act(seat, {"type": "cut", "position": position})
@@ -172,23 +154,7 @@ class Table:
     def discard(self, seat: int, card: str) -> list[Event]:
         return self.act(seat, {"type": "discard", "card": card})
 
-    def refused(self, seat: int, action: Mapping[str, Any], kind: type[DomainError] = DomainError) -> DomainError:
-        """The refusal of an action; the snapshot must stay as it was."""
-        before = self.snap
-        with pytest.raises(kind) as info:
-            self.act(seat, action)
-        assert self.snap is before
-        return info.value
-
     # ---- what can be seen
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        return engine.view(self.snap, seat)
-
-    @property
-    def table(self) -> dict[str, Any]:
-        table: dict[str, Any] = self.view(None)["table"]
-        return table
 
     def hand(self, seat: int) -> list[str]:
         hand: list[str] = self.view(seat)["you"]["hand"]
@@ -200,28 +166,12 @@ class Table:
     def meld_by_id(self, meld_id: int) -> dict[str, Any]:
         return next(m for m in self.table["melds"] if m["id"] == meld_id)
 
-    def truth(self) -> dict[str, Any]:
-        """Everything, hidden cards and stock order included (the game's full view)."""
-        full: dict[str, Any] = self.snap.game.full_view(self.snap.state)
-        return full
-
-    def legal(self, seat: int) -> list[dict[str, Any]]:
-        return engine.legal_actions(self.snap, seat)
-
     @property
     def to_act(self) -> tuple[int, ...]:
         return self.snap.to_act()
 
-    def of_type(self, name: str) -> list[Event]:
-        return [event for event in self.events if event.type_name() == name]
-
     def last(self, name: str) -> dict[str, Any]:
         return self.of_type(name)[-1].data()
-
-    def with_state(self, **changes: Any) -> None:
-        """Replace parts of the game state (for positions that ordinary play reaches only slowly)."""
-        state = dataclasses.replace(self.snap.state, **changes)
-        self.snap = dataclasses.replace(self.snap, state=state)
 
 
 def multiset(cards: Iterable[str]) -> Counter[str]:

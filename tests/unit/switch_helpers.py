@@ -9,17 +9,14 @@ index 0 on top. The canonical deck is built here from S-1 and C-3 as well.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import pytest
-
 from domain import engine
 from domain.cards import RANKS, SUITS
-from domain.errors import DomainError
 from domain.events import Event
+from tests.engine_table import EngineTable
 
 SPECIAL_RANKS = frozenset({"2", "8", "J", "K", "JK"})
 """Ranks with an effect (S-3, S-5); filler cards avoid them."""
@@ -82,19 +79,11 @@ def build_deck(
     return [card if card is not None else next(fill) for card in wanted]
 
 
-class Table:
+class Table(EngineTable):
     """One Switch game driven through domain.engine, with its event log."""
 
-    def __init__(
-        self,
-        players: int = 4,
-        options: Mapping[str, Any] | None = None,
-        *,
-        decks: Sequence[Sequence[str]] = (),
-        seed: str = "switch-test",
-    ) -> None:
-        self.config = engine.make_config("switch", players, dict(options or {}), seed, decks)
-        self.snap, self.events = engine.start(self.config)
+    GAME = "switch"
+    PLAYERS = 4
 
     @classmethod
     def stacked(
@@ -123,11 +112,6 @@ class Table:
 
     # ---- actions
 
-    def act(self, seat: int, action: Mapping[str, Any]) -> list[Event]:
-        self.snap, new = engine.act(self.snap, seat, action)
-        self.events.extend(new)
-        return new
-
     def play(self, seat: int, *cards: str, suit: str | None = None) -> list[Event]:
         action: dict[str, Any] = {"type": "play", "cards": list(cards)}
         if suit is not None:
@@ -143,35 +127,11 @@ class Table:
     def choose(self, seat: int, suit: str) -> list[Event]:
         return self.act(seat, {"type": "choose_suit", "suit": suit})
 
-    def refused(self, seat: int, action: Mapping[str, Any], kind: type[DomainError] = DomainError) -> DomainError:
-        """The refusal of an action; the snapshot must stay as it was."""
-        before = self.snap
-        with pytest.raises(kind) as info:
-            self.act(seat, action)
-        assert self.snap is before
-        return info.value
-
-    def legal(self, seat: int) -> list[dict[str, Any]]:
-        return engine.legal_actions(self.snap, seat)
-
     # ---- what can be seen
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        return engine.view(self.snap, seat)
-
-    @property
-    def table(self) -> dict[str, Any]:
-        table: dict[str, Any] = self.view(None)["table"]
-        return table
 
     def you(self, seat: int) -> dict[str, Any]:
         you: dict[str, Any] = self.view(seat)["you"]
         return you
-
-    def truth(self) -> dict[str, Any]:
-        """Everything, hands and stock order included (the game's full view)."""
-        full: dict[str, Any] = self.snap.game.full_view(self.snap.state)
-        return full
 
     def hand(self, seat: int) -> list[str]:
         """A seat's hand, sorted (C-3 order)."""
@@ -188,14 +148,6 @@ class Table:
     @property
     def to_act(self) -> tuple[int, ...]:
         return self.snap.to_act()
-
-    def of_type(self, name: str) -> list[Event]:
-        return [event for event in self.events if event.type_name() == name]
-
-    def with_state(self, **changes: Any) -> None:
-        """Replace parts of the game state (for positions that ordinary play reaches only slowly)."""
-        state = dataclasses.replace(self.snap.state, **changes)
-        self.snap = dataclasses.replace(self.snap, state=state)
 
     def set_hands(self, hands: Mapping[int, Sequence[str]]) -> None:
         """Give seats these exact hands, taking the cards from the other hands and the stock.
