@@ -9,7 +9,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from domain.bots import LEVELS
-from service.http import Blueprint, bearer_token, games
+from service.http import Blueprint, bearer_token, games, required_bearer_token
 from service.problems import ApiError
 from service.ratelimit import limit_game_creation
 
@@ -225,10 +225,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """One action for the token's seat; `Idempotency-Key` makes retries safe."""
     service = games()
     loaded = service.load(checked_id(game_id))
-    token = bearer_token()
-    if token is None:
-        raise ApiError(401, "unauthorized", "an action needs 'Authorization: Bearer <seat token>'")
-    seat = service.seat_for_token(loaded, token)
+    seat = service.seat_for_token(loaded, required_bearer_token("an action"))
     expected = _expected_version(body.pop("expected_version", None))
     return service.submit(loaded.id, seat, body, expected, _idempotency_key())
 

@@ -10,8 +10,7 @@ from marshmallow import validate
 
 from service.games_api import MAX_SEQ, EventRecordSchema, GameViewSchema, SeatCreatedSchema, checked_id
 from service.history import GameHistory
-from service.http import Blueprint, bearer_token
-from service.problems import ApiError
+from service.http import Blueprint, bearer_token, required_bearer_token
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -127,9 +126,7 @@ def get_audit(game_id: str) -> dict[str, Any]:
 )
 def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """A seat disputes one event; the dispute is kept beside the game, never in its stream."""
-    token = bearer_token()
-    if token is None:
-        raise ApiError(401, "unauthorized", "a dispute needs 'Authorization: Bearer <seat token>'")
+    token = required_bearer_token("a dispute")
     return history().file_dispute(checked_id(game_id), token, body["seq"], body["reason"])
 
 

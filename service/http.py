@@ -111,6 +111,14 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+def required_bearer_token(what: str) -> str:
+    """The seat token that `what` (e.g. "an action") needs; 401 without one."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(401, "unauthorized", f"{what} needs 'Authorization: Bearer <seat token>'")
+    return token
+
+
 def problem_response(error: ApiError) -> flask.Response:
     """Render an ApiError as application/problem+json."""
     response = flask.jsonify(error.body())

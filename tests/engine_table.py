@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -68,3 +69,20 @@ class EngineTable:
         """Replace fields of the game's state (for positions play cannot reach quickly)."""
         state = dataclasses.replace(self.snap.state, **changes)
         self.snap = dataclasses.replace(self.snap, state=state)
+
+
+def assert_fold_replays(
+    config: engine.GameConfig, snap: engine.Snapshot[Any], events: list[Event], prefixes: Sequence[Any]
+) -> None:
+    """Event sourcing: fold(config, events) equals the incrementally built snapshot, every time, also from
+    the events' JSON records; `prefixes` are (event count, snapshot then) pairs to re-fold too."""
+    first = engine.fold(config, events)
+    assert first == snap
+    assert engine.fold(config, list(events)) == first
+    game = engine.get_game(config.game)
+    records = json.loads(json.dumps([[e.type_name(), e.actor, e.data()] for e in events]))
+    rebuilt = [game.catalog.build(name, actor, fields) for name, actor, fields in records]
+    assert rebuilt == events
+    assert engine.fold(config, rebuilt) == snap
+    for count, expected in prefixes:
+        assert engine.fold(config, events[:count]) == expected

@@ -17,6 +17,7 @@ from domain.errors import RuleViolation
 from domain.events import Event
 from domain.golf import GolfState
 from domain.shuffle import SeededStream, shuffle
+from tests.engine_table import assert_fold_replays
 from tests.json_walk import keys_in, strings_in
 from tests.unit.golf_helpers import DRAW
 
@@ -174,16 +175,7 @@ def test_random_games_end_conserve_cards_and_hide_cards(config: engine.GameConfi
 def test_fold_replays_the_game_the_same_way_every_time(config: engine.GameConfig, chooser: str, data: Any) -> None:
     """Event sourcing: fold(config, events) equals the incrementally built snapshot, every time, also from records."""
     snap, events, marks = play(config, chooser)
-    first = engine.fold(config, events)
-    assert first == snap
-    assert engine.fold(config, list(events)) == first
-    game = engine.get_game(config.game)
-    records = json.loads(json.dumps([[e.type_name(), e.actor, e.data()] for e in events]))
-    rebuilt = [game.catalog.build(name, actor, fields) for name, actor, fields in records]
-    assert rebuilt == events
-    assert engine.fold(config, rebuilt) == snap
-    for count, expected in data.draw(st.lists(st.sampled_from(marks), min_size=1, max_size=3)):
-        assert engine.fold(config, events[:count]) == expected
+    assert_fold_replays(config, snap, events, data.draw(st.lists(st.sampled_from(marks), min_size=1, max_size=3)))
 
 
 @settings(max_examples=60, deadline=None)

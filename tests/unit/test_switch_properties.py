@@ -19,6 +19,7 @@ from domain.events import Event
 from domain.shuffle import SeededStream, commitment, shuffle
 from domain.switch import PendingDrawTaken, SwitchState
 from domain.verify import verify
+from tests.engine_table import assert_fold_replays
 from tests.json_walk import strings_in
 from tests.unit.switch_helpers import canonical, cards_everywhere
 
@@ -208,16 +209,7 @@ def test_random_games_end_conserve_cards_and_hide_cards(config: engine.GameConfi
 def test_fold_replays_the_game_the_same_way_every_time(config: engine.GameConfig, chooser: str, data: Any) -> None:
     """Event sourcing: fold(config, events) equals the incrementally built snapshot, every time, also from records."""
     snap, events, marks = play(config, chooser)
-    first = engine.fold(config, events)
-    assert first == snap
-    assert engine.fold(config, list(events)) == first
-    game = engine.get_game(config.game)
-    records = json.loads(json.dumps([[e.type_name(), e.actor, e.data()] for e in events]))
-    rebuilt = [game.catalog.build(name, actor, fields) for name, actor, fields in records]
-    assert rebuilt == events
-    assert engine.fold(config, rebuilt) == snap
-    for count, expected in data.draw(st.lists(st.sampled_from(marks), min_size=1, max_size=3)):
-        assert engine.fold(config, events[:count]) == expected
+    assert_fold_replays(config, snap, events, data.draw(st.lists(st.sampled_from(marks), min_size=1, max_size=3)))
 
 
 def record_of(config: engine.GameConfig, events: list[Event]) -> dict[str, Any]:
