@@ -1,0 +1,69 @@
+"""`python -m bench` (`make bench`): every figure against its floor, measured in one run on this machine.
+
+Starts its own redis-server (as `make run` does: append-only file, fsync always) on a free port in
+a temporary folder, its own gunicorn processes and RQ workers, and stops them all at the end. Prints
+a table and writes var/bench.json (one entry per figure: name, value, unit, floor, ratio, target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+from rich.console import Console
+
+from bench import actions, bots, fold, length, memory, report
+from bench.procs import ROOT, processes
+from service.commands import GameService
+from service.dispatch import RQDispatcher
+from service.history import GameHistory
+from service.store import EventStore
+
+APP = "service.app:create_app()"
+FLOOR_APP = "bench.floor_app:create_app()"
+
+
+def run(console: Console, folder: Path) -> list[report.Figure]:
+    """Every figure, in the order of the issue: fold, actions, cost against length, bots, memory."""
+    with processes(folder) as procs:
+        raw = procs.start_redis()
+        store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
+        service = GameService(EventStore(store_client), RQDispatcher(raw))
+        console.print(f"redis-server at {procs.redis_url}, logs in {folder}")
+
+        console.print("bot turns through the RQ workers, and no-op jobs ...")
+        bot_figure, games = bots.figure(procs, raw, service, service.store)
+        console.print("folding the finished games ...")
+        fold_figures = fold.figures(service, games)
+        memory_figures = memory.figures(raw, GameHistory(service), games)
+
+        app = procs.start_gunicorn(APP, "api")
+        floor = procs.start_gunicorn(FLOOR_APP, "floor")
+        console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
+        action_figures = actions.figures(raw, app, floor, procs.redis_pid)
+        console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
+        length_figures = length.figures(service, app, procs.redis_pid)
+    return [*fold_figures, *action_figures, *length_figures, bot_figure, *memory_figures]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--json", type=Path, default=ROOT / "var" / "bench.json", help="where to write the figures")
+    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the README)")
+    args = parser.parse_args()
+    console = Console() if Console().is_terminal else Console(width=200)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bench-") as folder:
+        figures = run(console, Path(folder))
+    report.print_table(figures, console)
+    report.write_json(figures, args.json)
+    if args.markdown:
+        print(report.markdown(figures))
+    console.print(f"wrote {args.json} ({time.monotonic() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""Figure 5: Redis bytes per finished game of each type (`MEMORY USAGE` of its keys); floor: its record's size."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+
+import redis
+
+from bench.bots import BotGame
+from bench.report import Figure
+from service.history import GameHistory
+
+KEY_SUFFIXES = ("events", "meta", "idem", "disputes")
+
+
+def game_bytes(client: redis.Redis, game_id: str) -> int:
+    """MEMORY USAGE (every element sampled) of every key of the game."""
+    total = 0
+    for suffix in KEY_SUFFIXES:
+        used = client.memory_usage(f"game:{{{game_id}}}:{suffix}", samples=0)
+        total += int(used or 0)
+    return total
+
+
+def record_bytes(history: GameHistory, game_id: str) -> int:
+    """The size of the game's record as the API sends it (compact JSON, UTF-8)."""
+    record = history.record(game_id)
+    return len(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def figures(client: redis.Redis, history: GameHistory, games: Sequence[BotGame]) -> list[Figure]:
+    """One figure per game type: mean bytes in Redis against the mean record size."""
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for g in games:
+        by_type[g.game].append(g.id)
+    out = []
+    for game, ids in sorted(by_type.items()):
+        used = sum(game_bytes(client, i) for i in ids) / len(ids)
+        record = sum(record_bytes(history, i) for i in ids) / len(ids)
+        events = sum(len(history.store.read_raw(i)) for i in ids) / len(ids)
+        out.append(Figure(f"redis_bytes_per_game_{game}", used, "B", record, None, f"{events:.0f} events a game"))
+    return out

@@ -1,0 +1,166 @@
+"""The bench's own processes: a redis-server on a free port in a temporary folder, gunicorn, RQ workers."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import redis
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+# The API's settings, as scripts/run.sh starts it.
+GUNICORN_SETTINGS = (
+    "--worker-class",
+    "gthread",
+    "--workers",
+    "2",
+    "--threads",
+    "16",
+    "--graceful-timeout",
+    "5",
+    "--access-logfile",
+    "-",
+)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(check: Callable[[], object], timeout: float, what: str) -> None:
+    """Poll `check()` until it is truthy; RuntimeError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if check():
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM a child we started and reap it (SIGKILL after 10 s)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time used so far by a process's threads and its living descendants (Linux schedstat, in ns)."""
+    total = 0.0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0.0
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[0]) / 1e9
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue  # the thread has just ended
+        total += sum(cpu_seconds(int(child)) for child in children)
+    return total
+
+
+def ensure_redis() -> str:
+    """The redis-server binary, installed the way `make test` does when it is missing."""
+    if shutil.which("redis-server") is None:
+        subprocess.run([str(ROOT / "scripts" / "ensure-redis.sh")], check=True)
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is required")
+    return binary
+
+
+@dataclasses.dataclass(frozen=True)
+class Server:
+    """A gunicorn we started: its port and its master's pid."""
+
+    port: int
+    pid: int
+
+
+class Processes:
+    """Starts the bench's processes, each logging into one temporary folder; `close()` stops them all."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._running: list[subprocess.Popen[bytes]] = []
+        self.redis_url = ""
+        self.redis_pid = 0
+
+    def _spawn(self, name: str, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        log = (self.folder / f"{name}.log").open("ab")
+        process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        self._running.append(process)
+        return process
+
+    def end(self, process: subprocess.Popen[bytes]) -> None:
+        """Stop one of our processes."""
+        stop(process)
+        if process in self._running:
+            self._running.remove(process)
+
+    def close(self) -> None:
+        """Stop every process still running, the last started first (Redis last)."""
+        for process in reversed(list(self._running)):
+            self.end(process)
+
+    def env(self) -> dict[str, str]:
+        """The environment of API and worker processes: our Redis, no creation rate limit."""
+        return {**os.environ, "REDIS_URL": self.redis_url, "GAMES_PER_MINUTE": "0", "PYTHONUNBUFFERED": "1"}
+
+    def start_redis(self) -> redis.Redis:
+        """redis-server as `make run` runs it (append-only file, fsync always), on a free port."""
+        data = self.folder / "redis"
+        data.mkdir()
+        port = free_port()
+        args = [ensure_redis(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data)]
+        args += ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
+        self.redis_pid = self._spawn("redis", args).pid
+        client = redis.Redis(port=port)
+        wait_until(client.ping, 10, "redis-server")
+        self.redis_url = f"redis://127.0.0.1:{port}/0"
+        return client
+
+    def start_gunicorn(self, app: str, name: str) -> Server:
+        """gunicorn serving `app` with the API's settings."""
+        port = free_port()
+        args = [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", *GUNICORN_SETTINGS, app]
+        process = self._spawn(name, args, self.env())
+        url = f"http://127.0.0.1:{port}/healthz"
+        wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30, f"gunicorn ({name})")
+        return Server(port, process.pid)
+
+    def start_workers(self, count: int) -> list[subprocess.Popen[bytes]]:
+        """`python -m workers` processes, as `make run` starts one."""
+        return [self._spawn(f"worker-{i}", [sys.executable, "-m", "workers"], self.env()) for i in range(count)]
+
+
+@contextlib.contextmanager
+def processes(folder: Path) -> Iterator[Processes]:
+    """Processes that are all stopped when the block ends, however it ends."""
+    procs = Processes(folder)
+    try:
+        yield procs
+    finally:
+        procs.close()

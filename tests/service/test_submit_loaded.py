@@ -1,0 +1,93 @@
+"""`GameService.submit(..., loaded=...)`: the caller's own copy of the game (an API request's load, a bot
+job's) saves a read, and never lets an action be decided on, or appended over, a game that another
+API process has moved on since (two processes over one Redis, each with its own cache)."""
+
+from __future__ import annotations
+
+import fakeredis
+import pytest
+
+from service.commands import GameService
+from service.problems import ApiError
+from service.store import EventStore
+from tests.conftest import RecordingDispatcher
+from tests.service.helpers import check_chain
+
+TWO_HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Ben"}]
+REVEAL = {"type": "reveal", "positions": [0, 1]}  # G-4: two cards up before the first turn
+
+
+@pytest.fixture
+def server() -> fakeredis.FakeServer:
+    return fakeredis.FakeServer()
+
+
+def api_process(server: fakeredis.FakeServer) -> GameService:
+    """One API process: its own service and game cache over the shared Redis."""
+    return GameService(EventStore(fakeredis.FakeRedis(server=server, decode_responses=True)), RecordingDispatcher())
+
+
+def test_a_copy_that_fell_behind_is_not_appended_over(server: fakeredis.FakeServer) -> None:
+    first, second = api_process(server), api_process(server)
+    created = first.create_game("golf", TWO_HUMANS, {}, seed="behind")
+    stale = first.load(created["id"])
+    second.submit(created["id"], 0, REVEAL)
+
+    answer = first.submit(created["id"], 1, REVEAL, loaded=stale)
+
+    assert answer["version"] == stale.version + 2
+    records = first.store.read(created["id"])
+    check_chain(records, created["seed_commitment"])
+    assert [(r["type"], r["actor"]) for r in records[stale.version :]] == [("CardsRevealed", 0), ("CardsRevealed", 1)]
+
+
+def test_an_action_the_behind_copy_would_refuse_is_decided_on_the_game_as_it_is(server: fakeredis.FakeServer) -> None:
+    first, second = api_process(server), api_process(server)
+    created = first.create_game("golf", TWO_HUMANS, {}, seed="moved-on")
+    stale = first.load(created["id"])  # still in setup: a draw is refused there (G-4)
+    second.submit(created["id"], 0, REVEAL)
+    second.submit(created["id"], 1, REVEAL)
+    (turn,) = second.load(created["id"]).snap.to_act()
+
+    answer = first.submit(created["id"], turn, {"type": "draw", "from": "stock"}, loaded=stale)  # G-6
+
+    assert answer["version"] == stale.version + 3
+    assert [e["type"] for e in answer["events"]] == ["CardDrawn"]
+    check_chain(first.store.read(created["id"]), created["seed_commitment"])
+
+
+def test_an_expected_version_newer_than_the_copy_is_checked_against_the_store(server: fakeredis.FakeServer) -> None:
+    first, second = api_process(server), api_process(server)
+    created = first.create_game("golf", TWO_HUMANS, {}, seed="expected")
+    stale = first.load(created["id"])
+    second.submit(created["id"], 0, REVEAL)
+
+    answer = first.submit(created["id"], 1, REVEAL, expected_version=stale.version + 1, loaded=stale)
+
+    assert answer["version"] == stale.version + 2
+
+
+def test_an_expected_version_that_is_no_longer_current_is_a_conflict(server: fakeredis.FakeServer) -> None:
+    first, second = api_process(server), api_process(server)
+    created = first.create_game("golf", TWO_HUMANS, {}, seed="conflict")
+    stale = first.load(created["id"])
+    second.submit(created["id"], 0, REVEAL)
+
+    with pytest.raises(ApiError) as refused:
+        first.submit(created["id"], 1, REVEAL, expected_version=stale.version, loaded=stale)
+
+    assert (refused.value.status, refused.value.code) == (409, "version_conflict")
+    assert len(first.store.read(created["id"])) == stale.version + 1
+
+
+def test_a_copy_of_another_game_is_ignored(server: fakeredis.FakeServer) -> None:
+    service = api_process(server)
+    one = service.create_game("golf", TWO_HUMANS, {}, seed="one")
+    other = service.create_game("golf", TWO_HUMANS, {}, seed="other")
+    service.submit(other["id"], 0, REVEAL)
+    wrong = service.load(other["id"])
+
+    answer = service.submit(one["id"], 0, REVEAL, loaded=wrong)
+
+    assert answer["version"] == one["version"] + 1
+    check_chain(service.store.read(one["id"]), one["seed_commitment"])
