@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export VENV
 
-.PHONY: install run test test-fast lint openapi verify simulate clean
+.PHONY: install run test test-fast lint openapi verify simulate bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt scripts/install.sh
 	scripts/install.sh
@@ -15,6 +15,7 @@ run: install
 
 test: install
 	scripts/ensure-redis.sh
+	scripts/ensure-chromium.sh
 	$(PY) -m pytest -n 2 -q
 
 test-fast: install
@@ -33,8 +34,17 @@ GAME ?= golf
 GAMES ?= 500
 SEATS ?= greedy,random
 OPTIONS ?= {}
+VIA_QUEUE ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+SAMPLES ?= 24
+THINK_MS ?= 300
 simulate: install
-	$(PY) -m workers.simulate --game "$(GAME)" --games "$(GAMES)" --seats "$(SEATS)" --options '$(OPTIONS)'
+	$(PY) -m workers.simulate --game "$(GAME)" --games "$(GAMES)" --seats "$(SEATS)" --options '$(OPTIONS)' \
+		--jobs "$(JOBS)" --samples "$(SAMPLES)" --think-ms "$(THINK_MS)" $(if $(VIA_QUEUE),--via-queue "$(VIA_QUEUE)")
+
+# Every figure against its floor, measured in one run: prints a table, writes var/bench.json.
+bench: install
+	$(PY) -m bench
 
 openapi: install
 	$(PY) -m service.openapi > openapi.yaml

@@ -75,6 +75,7 @@ class Game(abc.ABC, Generic[S]):
     actions: ClassVar[tuple[ActionSpec, ...]]
     events: ClassVar[tuple[type[Event], ...]]
     players_rule: ClassVar[str]  # the rule id of the player range
+    lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
     end_rule: ClassVar[str]  # the rule id of the game's end
 
     def resolve_options(self, players: int, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,6 +125,10 @@ class Game(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def full_view(self, state: S) -> dict[str, Any]:
         """Everything, hidden cards and stock order included (finished games only)."""
+
+    def standing(self, state: S) -> tuple[int, tuple[int, ...]]:
+        """The round under way and every seat's total so far (the expert bot's yardstick)."""
+        return int(getattr(state, "round")), tuple(getattr(state, "totals"))
 
     def is_card(self, code: object) -> bool:
         """True for a card code of this game (C-1; Go5 overrides with its own codes)."""
@@ -300,6 +305,8 @@ def fold(config: GameConfig, events: Iterable[Event]) -> Snapshot[Any]:
 
 def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
     return {
+        "game": snap.config.game,
+        "options": dict(snap.config.options),
         "status": "finished" if snap.finished else "active",
         "version": snap.version,
         "to_act": list(snap.to_act()),
@@ -308,13 +315,14 @@ def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
 
 
 def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:
-    """What a seat (or, with None, a spectator) may see: C-6."""
+    """What a seat (or, with None, a spectator) may see: C-6; a seat's `you.legal` lists its concrete actions."""
     if seat is not None and not 0 <= seat < snap.config.players:
         raise InvalidInput("invalid_seat", f"seats are 0 to {snap.config.players - 1}, not {seat} (C-2)")
     out = _frame(snap, snap.game.public_view(snap.state))
     if seat is not None:
-        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat)}
-        out["actions"] = sorted({a["type"] for a in legal_actions(snap, seat)})
+        legal = legal_actions(snap, seat)
+        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat), "legal": legal}
+        out["actions"] = sorted({a["type"] for a in legal})
     else:
         out["actions"] = []
     return out

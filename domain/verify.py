@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.chain import canonical_json, event_hash
+from domain.chain import canonical_json, event_hash, record_actor
 from domain.errors import DomainError
 from domain.events import SYSTEM, Event
 from domain.shuffle import commitment
@@ -125,9 +125,9 @@ def _acting_event(snap: engine.Snapshot[Any], events: Sequence[Any], cursor: int
         record = events[index]
         if not isinstance(record, Mapping):
             raise Mismatch(index + 1, f"event {index + 1} is not an event record")
-        if record.get("actor") != SYSTEM:
+        if record.get("actor") != SYSTEM or "seat" in record:  # a seat's action, perhaps played by the system
             try:
-                return index, snap.game.catalog.build(record["type"], record["actor"], record["data"])
+                return index, snap.game.catalog.build(record["type"], record_actor(record), record["data"])
             except (KeyError, TypeError, ValueError, AttributeError) as error:
                 raise Mismatch(index + 1, f"event {index + 1}: not a {snap.game.id} event: {error}") from error
     raise Mismatch(cursor + 1, f"event {cursor + 1}: system events that no action or rule produced")
@@ -144,10 +144,26 @@ def _compare(produced: Sequence[Event], events: Sequence[Any], cursor: int) -> N
         record = events[position]
         if not isinstance(record, Mapping):
             raise Mismatch(seq, f"event {seq} is not an event record")
+        misfit = _stand_in_misfit(record)
+        if misfit:
+            raise Mismatch(seq, f"event {seq}: {misfit}")
         expected = {"type": event.type_name(), "actor": event.actor, "data": event.data()}
-        found = {"type": record.get("type"), "actor": record.get("actor"), "data": record.get("data")}
+        actor = record["seat"] if "seat" in record else record.get("actor")  # the seat whose action it is
+        found = {"type": record.get("type"), "actor": actor, "data": record.get("data")}
         if canonical_json(expected) != canonical_json(found):  # JSON, not Python, equality: 1 is not true
             raise Mismatch(seq, f"event {seq}: the rules give {_brief(expected)}, the record says {_brief(found)}")
+
+
+def _stand_in_misfit(record: Mapping[str, Any]) -> str | None:
+    """Why a record's `seat` and `reason` (the system played that seat's action) do not fit; None if they do."""
+    if "seat" not in record and "reason" not in record:
+        return None
+    seat, reason = record.get("seat"), record.get("reason")
+    if record.get("actor") != SYSTEM or isinstance(seat, bool) or not isinstance(seat, int):
+        return 'a seat\'s action played by the system has actor "system" and the seat in `seat`'
+    if not isinstance(reason, str) or not reason:
+        return "a seat's action played by the system says why in `reason`"
+    return None
 
 
 def _brief(event: Mapping[str, Any]) -> str:
@@ -253,7 +269,10 @@ def _fits_header(record: Record, events: Sequence[Any]) -> list[tuple[int, str]]
         seq = index + 1
         if not isinstance(event, Mapping):
             return [(seq, f"event {seq} is not an event record")]
-        actor = event.get("actor")
+        misfit = _stand_in_misfit(event)
+        if misfit:
+            return [(seq, f"event {seq}: {misfit}")]
+        actor = event["seat"] if "seat" in event else event.get("actor")
         if actor != SYSTEM and (isinstance(actor, bool) or not isinstance(actor, int) or not 0 <= actor < players):
             return [(seq, f"event {seq}: actor {actor!r} is neither a seat nor the system")]
         try:

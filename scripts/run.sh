@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Start Redis (unless REDIS_URL is given), one RQ worker and the API; Ctrl-C stops them all.
+# REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
+# QUEUE_REDIS_URL, a plain Redis (see README, "Running on Redis Cluster").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
 PORT="${PORT:-8000}"
 HOST="${HOST:-127.0.0.1}"
 pids=()
+
+case "${REDIS_URL:-}" in
+  redis+cluster://* | rediss+cluster://*)
+    if [ -z "${QUEUE_REDIS_URL:-}" ]; then
+      echo "REDIS_URL names a Redis Cluster: set QUEUE_REDIS_URL to a plain Redis for the bot queue" >&2
+      echo "(RQ uses multi-key transactions that a cluster refuses), e.g. QUEUE_REDIS_URL=redis://127.0.0.1:6379/0" >&2
+      exit 2
+    fi
+    ;;
+esac
 
 stop_all() {
   trap - INT TERM EXIT
@@ -34,6 +46,10 @@ if [ -z "${REDIS_URL:-}" ]; then
 else
   echo "Using Redis at $REDIS_URL"
 fi
+if [ -n "${QUEUE_REDIS_URL:-}" ]; then
+  export QUEUE_REDIS_URL
+  echo "Bot queue on Redis at $QUEUE_REDIS_URL"
+fi
 
 "$VENV/bin/python" -m workers &
 pids+=($!)
@@ -48,5 +64,6 @@ done
 echo
 echo "Card table is up: point your client at http://$HOST:$PORT"
 echo "  try: curl http://$HOST:$PORT/v1/catalog"
+echo "  or open http://$HOST:$PORT/ in a browser to play and replay games"
 echo "Press Ctrl-C to stop."
 wait -n "${pids[@]}" || true

@@ -10,12 +10,11 @@ from typing import Any
 import flask
 import flask_smorest
 import redis
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, ratelimit
+from service import catalog, games_api, health, history_api, ratelimit, web
 from service.commands import GameService
+from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
 from service.history import GameHistory
 from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
@@ -47,43 +46,33 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
             del self.DEFAULT_RESPONSE_CONTENT_TYPE  # back to the class default for success responses
 
 
-def redis_clients(url: str) -> tuple[redis.Redis, redis.Redis, redis.Redis]:
-    """Clients for the store, for blocking reads (long-poll) and for RQ (bytes replies)."""
-    common: dict[str, Any] = {
-        "socket_connect_timeout": 2,
-        "health_check_interval": 15,
-        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),  # fail fast: a 503 beats a hung client
-    }
-    store = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, **common)
-    blocking = redis.Redis.from_url(url, decode_responses=True, socket_timeout=40, **common)
-    queue = redis.Redis.from_url(url, socket_timeout=5, **common)
-    return store, blocking, queue
-
-
 def create_app(
     settings: Mapping[str, Any] | None = None,
     *,
     redis_client: redis.Redis | None = None,
     dispatcher: BotDispatcher | None = None,
 ) -> flask.Flask:
-    """Build the app; without a client it connects to REDIS_URL (default localhost:6379)."""
+    """Build the app; without a client it connects to REDIS_URL (default localhost:6379) and
+    QUEUE_REDIS_URL (see service/connections.py)."""
     app = flask.Flask(__name__)
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_TITLE="Card table",
         API_VERSION="1.0.0",
         OPENAPI_VERSION="3.0.3",
-        REDIS_URL=os.environ.get("REDIS_URL", "redis://localhost:6379/0"),
+        REDIS_URL=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+        QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL"),
         JSON_SORT_KEYS=False,
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
     if redis_client is None:
-        store_client, blocking_client, queue_client = redis_clients(app.config["REDIS_URL"])
+        urls = app.config["REDIS_URL"], app.config["QUEUE_REDIS_URL"]
+        store_client, blocking_client, queue_client = redis_clients(*urls)
     else:
         store_client = blocking_client = queue_client = redis_client
     store = EventStore(store_client, blocking_client)
-    service = GameService(store, dispatcher or RQDispatcher(queue_client))
+    service = GameService(store, dispatcher or RQDispatcher(queue_client, store_client))
     app.extensions["games"] = service
     app.extensions["history"] = GameHistory(service)
     ratelimit.init_app(app, store_client)
@@ -92,6 +81,7 @@ def create_app(
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     for blueprint in (catalog.blp, games_api.blp, history_api.blp, health.blp):
         api.register_blueprint(blueprint)
+    app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
     _register_errors(app)
     app.before_request(_require_json_body)
     return app

@@ -17,11 +17,12 @@ from typing import Any
 
 from domain import engine
 from domain.bots import choose_action
-from domain.chain import canonical_json, chain_records
+from domain.bots.expert import budget_for
+from domain.chain import canonical_json, chain_records, record_actor
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
-from service.dispatch import BotDispatcher, TracksWaiting
+from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.problems import ApiError, from_domain, not_found, version_conflict
 from service.store import EventStore, GameExists
 
@@ -31,6 +32,7 @@ RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
 CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
+TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
 
 
 def utc_now() -> str:
@@ -51,12 +53,15 @@ class Seat:
     kind: str
     name: str
     level: str | None = None
+    think_ms: int | None = None
 
     def public(self) -> dict[str, Any]:
         """The seat without secrets."""
         out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
         if self.level is not None:
             out["level"] = self.level
+        if self.think_ms is not None:
+            out["think_ms"] = self.think_ms
         return out
 
 
@@ -71,6 +76,7 @@ class LoadedGame:
     seed_source: str
     snap: engine.Snapshot[Any]
     last_hash: str
+    turn_seconds: int | None = None  # a human seat that does not act in time has a move played for it
 
     @property
     def version(self) -> int:
@@ -82,6 +88,10 @@ class LoadedGame:
             if self.seats[seat].kind == "bot":
                 return self.seats[seat]
         return None
+
+    def humans_to_act(self) -> list[int]:
+        """The human seats that may act now."""
+        return [seat for seat in self.snap.to_act() if self.seats[seat].kind == "human"]
 
 
 class GameService:
@@ -108,16 +118,21 @@ class GameService:
         options: Mapping[str, Any],
         seed: str | None = None,
         decks: Sequence[Sequence[str]] = (),
+        turn_seconds: int | None = None,
     ) -> dict[str, Any]:
         """Validate, deal and store a new game; returns the creation response with tokens."""
         if seed is not None and not is_valid_seed(seed):
             raise ApiError(400, "invalid_seed", "a seed is 1 to 128 printable ASCII characters (C-4)")
+        low, high = TURN_SECONDS_RANGE
+        if turn_seconds is not None and not low <= turn_seconds <= high:
+            raise ApiError(400, "invalid_request", f"turn_seconds must be {low} to {high}, or null for no timeout")
         seat_list = tuple(
             Seat(
                 i,
                 s["kind"],
                 s.get("name") or _default_name(s, i),
                 s.get("level", DEFAULT_BOT) if s["kind"] == "bot" else None,
+                s.get("think_ms"),
             )
             for i, s in enumerate(seats)
         )
@@ -126,7 +141,8 @@ class GameService:
             snap, events = engine.start(config)
         except DomainError as error:
             raise from_domain(error) from error
-        return self._store_new_game(config, seat_list, "creator" if seed is not None else "server", snap, events)
+        source = "creator" if seed is not None else "server"
+        return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
 
     def _store_new_game(
         self,
@@ -135,6 +151,7 @@ class GameService:
         seed_source: str,
         snap: engine.Snapshot[Any],
         events: list[Event],
+        turn_seconds: int | None,
     ) -> dict[str, Any]:
         tokens = [secrets.token_urlsafe(32) if seat.kind == "human" else None for seat in seats]
         digests = [token_digest(t) if t else None for t in tokens]
@@ -149,10 +166,13 @@ class GameService:
             "seed_source": seed_source,
             "decks": json.dumps([list(d) for d in config.decks]),
             "created_at": records[0]["at"],
+            **({"turn_seconds": str(turn_seconds)} if turn_seconds is not None else {}),
         }
         for _ in range(3):
             game_id = secrets.token_urlsafe(9)
-            loaded = LoadedGame(game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"])
+            loaded = LoadedGame(
+                game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
+            )
             self._expect_bots(loaded)
             try:
                 self.store.create(game_id, meta, records)
@@ -170,6 +190,7 @@ class GameService:
             "seed_commitment": commitment,
             "seed_source": seed_source,
             "stacked": config.stacked,
+            "turn_seconds": turn_seconds,
             "seats": [dict(s.public(), **({"token": t} if t else {})) for s, t in zip(seats, tokens, strict=True)],
         }
 
@@ -206,14 +227,15 @@ class GameService:
         game = engine.get_game(config.game)
         snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
         digests = tuple(json.loads(meta["tokens"]))
-        return LoadedGame(game_id, seats, digests, config, meta["seed_source"], snap, "")
+        turn_seconds = int(meta["turn_seconds"]) if meta.get("turn_seconds") else None
+        return LoadedGame(game_id, seats, digests, config, meta["seed_source"], snap, "", turn_seconds)
 
     def _advance(self, loaded: LoadedGame, records: list[dict[str, Any]]) -> LoadedGame:
         catalog = loaded.snap.game.catalog
         snap = loaded.snap
         try:
             for record in records:
-                snap = engine.advance(snap, catalog.build(record["type"], record["actor"], record["data"]))
+                snap = engine.advance(snap, catalog.build(record["type"], record_actor(record), record["data"]))
         except (AssertionError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             raise _damaged(loaded.id, snap.version + 1, error) from error
         return dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
@@ -240,12 +262,16 @@ class GameService:
             raise ApiError(401, "unauthorized", "this token is not valid for a seat of this game")
         return found
 
-    def render(self, loaded: LoadedGame, snap: engine.Snapshot[Any], seat: int | None) -> dict[str, Any]:
-        """The API view of a game for a seat or a spectator."""
-        view = engine.view(snap, seat)
+    def render(
+        self, loaded: LoadedGame, snap: engine.Snapshot[Any], seat: int | None, reveal_all: bool = False
+    ) -> dict[str, Any]:
+        """The API view of a game for a seat or a spectator; with `reveal_all`, every card (finished games)."""
+        view = engine.full_view(snap) if reveal_all else engine.view(snap, seat)
+        view.pop("options")  # the game's options are in its record and its creation answer
         scores = view.pop("scores")
         seats = [dict(s.public(), score=scores[s.seat]) for s in loaded.seats]
-        return {"id": loaded.id, "game": loaded.config.game, "stacked": loaded.config.stacked, **view, "seats": seats}
+        game = {"id": loaded.id, "game": loaded.config.game, "stacked": loaded.config.stacked}
+        return {**game, **view, "seats": seats, "turn_seconds": loaded.turn_seconds}
 
     def events(self, game_id: str, after: int, wait_seconds: float) -> list[dict[str, Any]]:
         """Public events after `after`, waiting up to `wait_seconds` for one."""
@@ -263,11 +289,16 @@ class GameService:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         schedule_bots: bool = True,
+        system_reason: str | None = None,
+        loaded: LoadedGame | None = None,
     ) -> dict[str, Any]:
         """Decide and append one action of `seat`; the one path for people and bots.
 
         `schedule_bots=False` (a bot job that goes on to play the next bot turn itself) leaves
-        the bot bookkeeping after the append to the caller.
+        the bot bookkeeping after the append to the caller. `system_reason` (a turn timeout): the
+        system plays the seat's action, recorded with actor "system", the seat and the reason.
+        `loaded`: the game as the caller loaded it while handling this request; the first attempt
+        decides on it instead of reading the stream again (the append still checks its version).
         """
         idem = self._idempotency(game_id, seat, body, idempotency_key)
         if idem is not None:
@@ -275,7 +306,7 @@ class GameService:
             if prior is not None:
                 return _replay(prior, idem[1])
         try:
-            return self._submit(game_id, seat, body, expected_version, idem, schedule_bots)
+            return self._submit(game_id, seat, body, expected_version, idem, schedule_bots, system_reason, loaded)
         except ApiError as error:
             # A retry racing its own first request: the first one appended after our look-up above, so
             # this one was decided on the state after it (409, or a rule's 422). The first answer wins.
@@ -294,18 +325,27 @@ class GameService:
         expected_version: int | None,
         idem: tuple[str, str] | None,
         schedule_bots: bool,
+        system_reason: str | None = None,
+        current: LoadedGame | None = None,
     ) -> dict[str, Any]:
-        for _ in range(RETRIES_WITHOUT_VERSION):
-            loaded = self.load(game_id)
+        usable = current is not None and current.id == game_id and expected_version in (None, current.version)
+        for attempt in range(RETRIES_WITHOUT_VERSION):
+            loaded = current if attempt == 0 and usable and current is not None else self.load(game_id)
             if expected_version is not None and expected_version != loaded.version:
                 raise version_conflict(expected_version, loaded.version)
-            response, new = self._decide(loaded, seat, body)
+            try:
+                response, new = self._decide(loaded, seat, body, system_reason)
+            except ApiError:
+                if loaded is current and self.load(game_id).version != loaded.version:
+                    continue  # the caller's copy was behind: decide again on the game as it is now
+                raise
             stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
             if schedule_bots:
                 self._expect_bots(new)
             result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
             if result.outcome == "ok":
                 self._remember(new)
+                self._cancel_timeout(loaded)
                 if schedule_bots:
                     self._schedule_bots(new)
                 return response
@@ -316,12 +356,14 @@ class GameService:
                 raise version_conflict(expected_version, result.version)
         raise version_conflict(loaded.version, loaded.version + 1)
 
-    def _decide(self, loaded: LoadedGame, seat: int, body: Mapping[str, Any]) -> tuple[dict[str, Any], LoadedGame]:
+    def _decide(
+        self, loaded: LoadedGame, seat: int, body: Mapping[str, Any], system_reason: str | None = None
+    ) -> tuple[dict[str, Any], LoadedGame]:
         try:
             snap, events = engine.act(loaded.snap, seat, body)
         except DomainError as error:
             raise from_domain(error) from error
-        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock())
+        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock(), system_reason)
         new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
         return {"version": snap.version, "events": records, "state": self.render(new, snap, seat)}, new
 
@@ -337,7 +379,7 @@ class GameService:
     def _expect_bots(self, loaded: LoadedGame) -> None:
         """Before an append that leaves a bot to act: note the game in the waiting index, so that a
         crash between the append and the enqueue loses no turn (the reconciler finds the game)."""
-        if not isinstance(self.dispatcher, TracksWaiting) or loaded.bot_to_act() is None:
+        if loaded.bot_to_act() is None or not isinstance(self.dispatcher, TracksWaiting):
             return
         try:
             self.dispatcher.expect(loaded.id, loaded.version)
@@ -350,10 +392,34 @@ class GameService:
         try:
             if loaded.bot_to_act() is not None:
                 self.dispatcher.schedule(loaded.id, loaded.version)
-            elif isinstance(self.dispatcher, TracksWaiting):
-                self.dispatcher.settle(loaded.id, loaded.version)
+            elif any(s.kind == "bot" for s in loaded.seats) and isinstance(self.dispatcher, TracksWaiting):
+                self.dispatcher.settle(loaded.id, loaded.version)  # (a game without bots is never waiting)
         except Exception:
             log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
+        self._schedule_timeout(loaded)
+
+    # ------------------------------------------------------------ turn timeouts
+
+    def _schedule_timeout(self, loaded: LoadedGame) -> None:
+        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: a lost
+        timeout only leaves the game waiting for the person, as a game without one does)."""
+        if loaded.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
+            return
+        if not loaded.humans_to_act():
+            return
+        try:
+            self.dispatcher.schedule_timeout(loaded.id, loaded.version, loaded.turn_seconds)
+        except Exception:
+            log.exception("could not schedule the turn timeout of %s at version %s", loaded.id, loaded.version)
+
+    def _cancel_timeout(self, before: LoadedGame) -> None:
+        """The game moved on from `before`: its turn timeout, if any, is moot."""
+        if before.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
+            return
+        try:
+            self.dispatcher.cancel_timeout(before.id, before.version)
+        except Exception:
+            log.exception("could not cancel the turn timeout of %s at version %s", before.id, before.version)
 
     def play_bot_turn(
         self,
@@ -383,10 +449,10 @@ class GameService:
                 view = engine.view(loaded.snap, bot.seat)
                 legal = engine.legal_actions(loaded.snap, bot.seat)
                 rng = SeededStream(f"bot/{game_id}", f"{loaded.version}/{bot.seat}")
-                action = choose_action(loaded.config.game, bot.level, view, legal, rng)
+                action = choose_action(loaded.config.game, bot.level, view, legal, rng, budget_for(bot.think_ms))
                 try:
                     answer = self.submit(
-                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False
+                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False, loaded=loaded
                     )
                 except ApiError as error:
                     if error.status != 409:

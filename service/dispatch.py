@@ -1,15 +1,24 @@
 """How the service asks for bot turns: an RQ job per (game, version), and an index of games that wait for a bot.
 
-Keys (outside the games' hash tags; each command touches one key, so Redis Cluster is fine):
+Keys (outside the games' hash tags):
   bots:waiting   sorted set: game id -> the version at which a bot is due. Written before an append that
                  leaves a bot to act (an intent) and again when its job is enqueued; removed when no bot is
                  due. The reconciler (workers/reconcile.py) walks it to find turns that have no job.
-  rq:…           RQ's own keys for the queue "bots".
+                 It lives with the event store (REDIS_URL; one key, each command or script touches only it,
+                 so a Redis Cluster is fine): it is the durable record of due turns, jobs are made from it.
+  rq:…           RQ's own keys for the queue "bots", on the queue's plain Redis (QUEUE_REDIS_URL).
+
+Turn timeouts (games with `turn_seconds`) are jobs on the same queue, scheduled with RQ's scheduler
+(`rq:scheduled:bots`) one per (game, version) at which a human is to act, and deleted from the
+schedule when the game moves on.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import time
+from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
 import redis
@@ -18,8 +27,11 @@ from rq.exceptions import DuplicateJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service.connections import StoreClient
+
 BOT_QUEUE = "bots"
 BOT_TURN_JOB = "workers.bot_turns.play_bot_turn"
+TURN_TIMEOUT_JOB = "workers.turn_timeouts.play_turn_timeout"
 WAITING_KEY = "bots:waiting"
 BOT_JOB_TIMEOUT = 60  # seconds; a job plays a chain bounded to about a second
 BOT_RETRY_INTERVALS = (1, 2, 4, 8, 16)  # seconds before each retry of a failed job (Redis down, ...)
@@ -62,6 +74,22 @@ class TracksWaiting(Protocol):
         """No bot is due in `game_id` at `version`."""
 
 
+@runtime_checkable
+class SchedulesTimeouts(Protocol):
+    """A dispatcher that also runs turn timeouts."""
+
+    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        """A human is to act in `game_id` at `version`: play for it after `seconds` unless the game moved on."""
+
+    def cancel_timeout(self, game_id: str, version: int) -> None:
+        """The game moved on from `version`: drop that version's timeout."""
+
+
+def timeout_job_id(game_id: str, version: int) -> str:
+    """One turn-timeout job id per (game, version)."""
+    return f"turn-timeout_{game_id}_{version}"
+
+
 def bot_job_id(game_id: str, version: int) -> str:
     """One job id per (game, version), so a duplicate enqueue is harmless."""
     return f"bot-turn_{game_id}_{version}"
@@ -74,7 +102,7 @@ def _text(value: Any) -> str:
 class WaitingIndex:
     """The sorted set `bots:waiting`: game id -> version at which a bot is due."""
 
-    def __init__(self, connection: redis.Redis, key: str = WAITING_KEY) -> None:
+    def __init__(self, connection: StoreClient, key: str = WAITING_KEY) -> None:
         self.connection = connection
         self.key = key
         self._settle = connection.register_script(_SETTLE)
@@ -101,10 +129,11 @@ class WaitingIndex:
 class RQDispatcher:
     """Enqueues bot turns for the RQ workers (JSON serializer) and keeps the waiting index."""
 
-    def __init__(self, connection: redis.Redis) -> None:
+    def __init__(self, connection: redis.Redis, index_connection: StoreClient | None = None) -> None:
+        """`connection`: the queue's Redis; `index_connection`: the store's (default: the queue's)."""
         self.connection = connection
         self.queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
-        self.index = WaitingIndex(connection)
+        self.index = WaitingIndex(index_connection or connection)
 
     def expect(self, game_id: str, version: int) -> None:
         self.index.raise_to(game_id, version)
@@ -134,6 +163,29 @@ class RQDispatcher:
             unique=unique,
         )
         return job
+
+    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        """Schedule the timeout job of (game, version) for the first whole second at least `seconds` from
+        now (RQ's scheduler counts whole seconds); one that is scheduled already is left alone."""
+        job = self.queue.create_job(
+            TURN_TIMEOUT_JOB,
+            args=(game_id, version),
+            job_id=timeout_job_id(game_id, version),
+            timeout=BOT_JOB_TIMEOUT,
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            retry=Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
+        )
+        due = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
+        with contextlib.suppress(DuplicateJobError):
+            self.queue.schedule_job(job, due, unique=True)
+
+    def cancel_timeout(self, game_id: str, version: int) -> None:
+        """Take the timeout of (game, version) off the schedule and delete it; one that the scheduler has
+        moved to the queue already runs and finds the game moved on."""
+        job_id = timeout_job_id(game_id, version)
+        if self.connection.zrem(self.queue.scheduled_job_registry.key, job_id):
+            self.connection.delete(Job.key_for(job_id))
 
     def requeue(self, game_id: str, version: int, meta: dict[str, Any]) -> Job:
         """Enqueue (game, version) again, whatever became of its job: first drop the job id from RQ's

@@ -9,6 +9,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from domain.bots import LEVELS
+from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
+from service.commands import TURN_SECONDS_RANGE
 from service.http import Blueprint, bearer_token, games, required_bearer_token
 from service.problems import ApiError
 from service.ratelimit import limit_game_creation
@@ -27,11 +29,18 @@ class SeatRequestSchema(ma.Schema):
     kind = ma.fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
     name = ma.fields.String(validate=validate.Length(1, 40))
     level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only; default greedy"})
+    think_ms = ma.fields.Integer(
+        strict=True,
+        validate=validate.Range(*THINK_MS_RANGE),
+        metadata={"description": f"expert bots only: time budget a move, default {DEFAULT_BUDGET.think_ms} ms"},
+    )
 
     @ma.validates_schema
     def _level_for_bots_only(self, data: dict[str, Any], **_: Any) -> None:
         if data["kind"] == "human" and "level" in data:
             raise ma.ValidationError("only a bot seat has a level", "level")
+        if "think_ms" in data and data.get("level") != "expert":
+            raise ma.ValidationError("only an expert bot has a time budget", "think_ms")
 
 
 class CreateGameSchema(ma.Schema):
@@ -44,6 +53,14 @@ class CreateGameSchema(ma.Schema):
         validate=validate.Length(max=20),
         metadata={"description": "stacked decks for the first rounds, top card first (C-5)"},
     )
+    turn_seconds = ma.fields.Integer(
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(*TURN_SECONDS_RANGE),
+        metadata={
+            "description": "seconds a human seat has to act before the greedy policy plays for it; null: no timeout"
+        },
+    )
 
 
 class SeatCreatedSchema(ma.Schema):
@@ -51,6 +68,7 @@ class SeatCreatedSchema(ma.Schema):
     kind = ma.fields.String(required=True)
     name = ma.fields.String(required=True)
     level = ma.fields.String()
+    think_ms = ma.fields.Integer()
     token = ma.fields.String(metadata={"description": "humans only; shown once"})
 
 
@@ -61,6 +79,7 @@ class GameCreatedSchema(ma.Schema):
     seed_commitment = ma.fields.String(required=True)
     seed_source = ma.fields.String(required=True, validate=validate.OneOf(["server", "creator"]))
     stacked = ma.fields.Boolean(required=True)
+    turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
 
 
@@ -69,6 +88,7 @@ class SeatViewSchema(ma.Schema):
     kind = ma.fields.String(required=True)
     name = ma.fields.String(required=True)
     level = ma.fields.String()
+    think_ms = ma.fields.Integer()
     score = ma.fields.Integer(required=True)
 
 
@@ -83,9 +103,12 @@ class GameViewSchema(ma.Schema):
     to_act = ma.fields.List(ma.fields.Integer(), required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatViewSchema), required=True)
     table = ma.fields.Dict(required=True, metadata={"description": "public, game-specific"})
-    you = ma.fields.Dict(metadata={"description": "the seat's own view: {seat, hand, ...}"})
+    you = ma.fields.Dict(
+        metadata={"description": "the seat's own view: {seat, hand, ..., legal: every concrete action it may send now}"}
+    )
     actions = ma.fields.List(ma.fields.String(), required=True)
     result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "when finished: totals, winners"})
+    turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
 
 
 class ActionSchema(ma.Schema):
@@ -117,6 +140,10 @@ class EventRecordSchema(ma.Schema):
     seq = ma.fields.Integer(required=True)
     type = ma.fields.String(required=True)
     actor = ma.fields.Raw(required=True, metadata={"description": 'a seat number or "system"'})
+    seat = ma.fields.Integer(
+        metadata={"description": 'only when the system played this seat\'s action (actor "system")'}
+    )
+    reason = ma.fields.String(metadata={"description": "why the system played the seat's action: turn_timeout"})
     data = ma.fields.Dict(required=True)
     at = ma.fields.String(required=True)
     prev_hash = ma.fields.String(required=True)
@@ -154,8 +181,16 @@ GAME_LINKS = {
 }
 
 
+CREATE_EXAMPLE = {
+    "game": "golf",
+    "seats": [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "expert"}],
+    "options": {"rounds": 1},
+}
+"""A request that creates a game: shown in the API document and tried by its contract tests."""
+
+
 @blp.route("", methods=["POST"])
-@blp.arguments(CreateGameSchema)
+@blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
 @blp.response(201, GameCreatedSchema)
 @blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS}})
 @blp.problems(
@@ -169,7 +204,9 @@ GAME_LINKS = {
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
     limit_game_creation()
-    created = games().create_game(body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()))
+    created = games().create_game(
+        body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()), body.get("turn_seconds")
+    )
     return created, 201, {"Location": f"/v1/games/{created['id']}"}
 
 
@@ -209,7 +246,7 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         },
     ],
 )
-@blp.arguments(ActionSchema)
+@blp.arguments(ActionSchema())  # an instance: a class would be instantiated on every request
 @blp.response(200, ActionResultSchema)
 @blp.problems(
     s400="malformed action, unknown card or action type",
@@ -227,12 +264,12 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     loaded = service.load(checked_id(game_id))
     seat = service.seat_for_token(loaded, required_bearer_token("an action"))
     expected = _expected_version(body.pop("expected_version", None))
-    return service.submit(loaded.id, seat, body, expected, _idempotency_key())
+    return service.submit(loaded.id, seat, body, expected, _idempotency_key(), loaded=loaded)
 
 
 @blp.route("/<game_id>/events")
 @blp.doc(operationId="getEvents")
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(
     s400="bad query",

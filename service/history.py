@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from domain import engine
+from domain.chain import record_actor
 from domain.shuffle import commitment
 from domain.verify import RECORD_FORMAT, verify
 from service.commands import GameService, LoadedGame
@@ -41,16 +42,7 @@ class GameHistory:
             raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {at}")
         snap = _fold(game, records[:at])
         if seat is None and finished:
-            full = engine.full_view(snap)
-            scores = full.pop("scores")
-            seats = [dict(s.public(), score=scores[s.seat]) for s in game.seats]
-            return {
-                "id": game.id,
-                "game": game.config.game,
-                "stacked": game.config.stacked,
-                **full,
-                "seats": seats,
-            }
+            return self.games.render(game, snap, None, reveal_all=True)
         return self.games.render(game, snap, seat)
 
     # ------------------------------------------------------------ record
@@ -74,6 +66,7 @@ class GameHistory:
             "seed_source": loaded.seed_source,
             "status": "finished" if loaded.snap.finished else "active",
             "version": loaded.version,
+            "turn_seconds": loaded.turn_seconds,
             "events": records,
         }
         if loaded.snap.finished:
@@ -169,7 +162,7 @@ def _fold(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:
     """The stored events applied in order; a problem (not a crash) when they do not apply."""
     catalog = game.snap.game.catalog
     try:
-        return engine.fold(game.config, (catalog.build(r["type"], r["actor"], r["data"]) for r in records))
+        return engine.fold(game.config, (catalog.build(r["type"], record_actor(r), r["data"]) for r in records))
     except Exception as error:  # any failure to apply stored events means the stream is damaged
         raise ApiError(
             500,

@@ -40,6 +40,7 @@ class RecordSchema(ma.Schema):
     seed_source = ma.fields.String(required=True)
     status = ma.fields.String(required=True)
     version = ma.fields.Integer(required=True)
+    turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seed = ma.fields.String(metadata={"description": "only once the game has ended"})
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
     events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)

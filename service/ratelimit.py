@@ -20,10 +20,10 @@ import os
 from typing import Any
 
 import flask
-import redis
 
+from service.connections import StoreClient
 from service.problems import ApiError
-from service.store import StoreUnavailable
+from service.store import UNAVAILABLE, StoreUnavailable
 
 DEFAULT_GAMES_PER_MINUTE = 30
 WINDOW_SECONDS = 60
@@ -44,7 +44,7 @@ return {count, ttl}
 class RateLimiter:
     """A fixed-window counter per client: at most `limit` hits per `window_seconds`."""
 
-    def __init__(self, client: redis.Redis, limit: int, window_seconds: int = WINDOW_SECONDS, name: str = "games"):
+    def __init__(self, client: StoreClient, limit: int, window_seconds: int = WINDOW_SECONDS, name: str = "games"):
         self.limit = limit
         self.window_seconds = window_seconds
         self.name = name
@@ -63,7 +63,7 @@ class RateLimiter:
             return
         try:
             count, ttl_ms = self._hit(keys=[self.key(client_id)], args=[self.window_seconds * 1000])
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+        except UNAVAILABLE as error:
             raise StoreUnavailable(str(error)) from error
         if int(count) > self.limit:
             retry_after = max(1, math.ceil(int(ttl_ms) / 1000))
@@ -97,7 +97,7 @@ def _setting(app: flask.Flask, name: str, default: int) -> int:
     return int(os.environ.get(name, default))
 
 
-def init_app(app: flask.Flask, client: redis.Redis) -> RateLimiter:
+def init_app(app: flask.Flask, client: StoreClient) -> RateLimiter:
     """Read the settings and attach the game-creation limiter to the app."""
     app.config["GAMES_PER_MINUTE"] = _setting(app, "GAMES_PER_MINUTE", DEFAULT_GAMES_PER_MINUTE)
     app.config["TRUSTED_PROXY_HOPS"] = _setting(app, "TRUSTED_PROXY_HOPS", 0)

@@ -5,6 +5,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
   game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's
+Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
+store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
+from redis.exceptions import ClusterError, SlotNotCoveredError
+
+from service.connections import StoreClient
 
 # KEYS: stream, meta hash. ARGV: number of meta items, meta field/value pairs..., records...
 _CREATE = """
@@ -52,6 +58,10 @@ class StoreUnavailable(Exception):
     """Redis could not be reached; nothing was written."""
 
 
+# Redis (or a node, or the slots of a cluster) cannot be reached right now
+UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotCoveredError)
+
+
 class GameExists(Exception):
     """A game with this id exists already."""
 
@@ -81,17 +91,19 @@ def _entry_id(seq: int) -> str:
 class EventStore:
     """Append-only game streams with atomic compare-and-append."""
 
-    def __init__(self, client: redis.Redis, blocking_client: redis.Redis | None = None) -> None:
+    def __init__(self, client: StoreClient, blocking_client: StoreClient | None = None) -> None:
         self._redis = client
         self._blocking = blocking_client or client
         self._create = client.register_script(_CREATE)
         self._append = client.register_script(_APPEND)
 
     def ping(self) -> bool:
-        """True when Redis answers."""
+        """True when Redis answers (on a cluster: every primary)."""
         try:
+            if isinstance(self._redis, RedisCluster):
+                return bool(self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
             return bool(self._redis.ping())
-        except redis.RedisError:
+        except (redis.RedisError, SlotNotCoveredError):
             return False
 
     def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
@@ -169,7 +181,7 @@ class EventStore:
     def _call(function: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+        except UNAVAILABLE as error:
             raise StoreUnavailable(str(error)) from error
 
 

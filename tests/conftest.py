@@ -12,17 +12,33 @@ from flask.testing import FlaskClient
 
 from service.app import create_app
 from service.commands import GameService
+from service.timeouts import play_turn_timeout
 
 
 class RecordingDispatcher:
-    """Collects bot-turn requests; `drain` plays them the way a worker would."""
+    """Collects bot-turn requests and turn timeouts; `drain` and `fire_timeouts` play them as a worker would."""
 
     def __init__(self) -> None:
         self.jobs: list[tuple[str, int]] = []
+        self.timeouts: dict[tuple[str, int], int] = {}  # (game, version) -> seconds, while scheduled
+        self.cancelled: list[tuple[str, int]] = []
         self.service: GameService | None = None
 
     def schedule(self, game_id: str, version: int) -> None:
         self.jobs.append((game_id, version))
+
+    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        self.timeouts.setdefault((game_id, version), seconds)
+
+    def cancel_timeout(self, game_id: str, version: int) -> None:
+        if self.timeouts.pop((game_id, version), None) is not None:
+            self.cancelled.append((game_id, version))
+
+    def fire_timeouts(self) -> list[str]:
+        """Run every scheduled turn timeout now, as if its time had come (each may schedule the next)."""
+        assert self.service is not None
+        due, self.timeouts = list(self.timeouts), {}
+        return [play_turn_timeout(self.service, game_id, version) for game_id, version in due]
 
     def drain(self, limit: int = 100_000) -> list[str]:
         """Play queued bot turns (each may queue the next) until none is left."""

@@ -15,8 +15,9 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
+from service.connections import RedisSettingsError
 from service.dispatch import BOT_QUEUE
-from workers.context import dispatcher, game_service, redis_url
+from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, bot_due
 
 log = logging.getLogger("workers")
@@ -37,7 +38,10 @@ class BotWorker(SimpleWorker):
 def main() -> None:
     """Run until stopped; jobs run in this process, so its game cache stays warm."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s")
-    connection = redis.Redis.from_url(redis_url())
+    try:
+        connection = redis.Redis.from_url(queue_url())
+    except RedisSettingsError as error:
+        raise SystemExit(f"workers: {error}") from error
     queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
     keeper = Keeper(dispatcher().connection, Reconciler(dispatcher(), functools.partial(bot_due, game_service())))
     failures = 0

@@ -1,4 +1,4 @@
-"""The worker process's one GameService, built from REDIS_URL on first use."""
+"""The worker process's one GameService, built from REDIS_URL and QUEUE_REDIS_URL on first use."""
 
 from __future__ import annotations
 
@@ -7,27 +7,32 @@ import os
 
 import redis
 
-from service.app import redis_clients
 from service.commands import GameService
+from service.connections import DEFAULT_REDIS_URL, StoreClient, queue_url_for, redis_clients
 from service.dispatch import RQDispatcher
 from service.store import EventStore
 
 
 def redis_url() -> str:
-    """Where the event store and the queue live."""
-    return os.environ.get("REDIS_URL", "redis://localhost:6379/0")
+    """Where the event store lives (one Redis or a cluster)."""
+    return os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+
+
+def queue_url() -> str:
+    """Where the RQ queue lives (one plain Redis); RedisSettingsError when it is not set right."""
+    return queue_url_for(redis_url(), os.environ.get("QUEUE_REDIS_URL"))
 
 
 @functools.cache
-def clients() -> tuple[redis.Redis, redis.Redis, redis.Redis]:
+def clients() -> tuple[StoreClient, StoreClient, redis.Redis]:
     """The process's clients: store, blocking reads, queue (bytes replies, fail fast)."""
-    return redis_clients(redis_url())
+    return redis_clients(redis_url(), queue_url())
 
 
 @functools.cache
 def dispatcher() -> RQDispatcher:
     """Enqueues bot turns and keeps the waiting index."""
-    return RQDispatcher(clients()[2])
+    return RQDispatcher(clients()[2], clients()[0])
 
 
 @functools.cache

@@ -1,15 +1,19 @@
 """`python -m workers.simulate`: all-bot games in-process, no Redis, with win rates and intervals.
 
 Seats rotate from game to game (player p sits at seat (p + i) mod n in game i)
-so that no level profits from a seat; results are reported per player.
+so that no level profits from a seat; results are reported per player. With
+`--via-queue URL` the same games are played by a running service and its RQ
+workers instead (workers/simulate_queue.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
+import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
@@ -21,6 +25,7 @@ from rich.table import Table
 
 from domain import engine
 from domain.bots import choose_action, policy_for
+from domain.bots.expert import DEFAULT_BUDGET, Budget
 from domain.errors import DomainError
 from domain.shuffle import SeededStream
 
@@ -46,8 +51,10 @@ class GameOutcome:
     turns: int
 
 
-def play_game(game_id: str, levels: Sequence[str], options: dict[str, Any], seed: str) -> GameOutcome:
-    """One all-bot game through the same engine and policies as the service."""
+def play_game(
+    game_id: str, levels: Sequence[str], options: dict[str, Any], seed: str, budget: Budget = DEFAULT_BUDGET
+) -> GameOutcome:
+    """One all-bot game through the same engine and policies as the service (`budget`: the expert's)."""
     config = engine.make_config(game_id, len(levels), options, seed)
     snap, _ = engine.start(config)
     turns = 0
@@ -55,7 +62,7 @@ def play_game(game_id: str, levels: Sequence[str], options: dict[str, Any], seed
         seat = snap.to_act()[0]
         rng = SeededStream(f"simulate/{seed}", f"{snap.version}/{seat}")
         view = engine.view(snap, seat)
-        action = choose_action(game_id, levels[seat], view, engine.legal_actions(snap, seat), rng)
+        action = choose_action(game_id, levels[seat], view, view["you"]["legal"], rng, budget)
         snap, _ = engine.act(snap, seat, action)
         turns += 1
         if turns > MAX_ACTIONS_PER_GAME:
@@ -78,26 +85,57 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
 
 
 def simulate(
-    game_id: str, levels: Sequence[str], games: int, options: dict[str, Any], seed: str, progress: bool = True
+    game_id: str,
+    levels: Sequence[str],
+    games: int,
+    options: dict[str, Any],
+    seed: str,
+    progress: bool = True,
+    budget: Budget = DEFAULT_BUDGET,
+    jobs: int = 1,
 ) -> dict[str, Any]:
-    """Play `games` games with seats rotating; the summary as a JSON-ready dict."""
-    players = [PlayerStats(level) for level in levels]
-    rounds = turns = 0
+    """Play `games` games with seats rotating, on `jobs` processes; the summary as a JSON-ready dict."""
+    tasks = [(game_id, seated(levels, i), options, f"{seed}-{i}", budget) for i in range(games)]
+    outcomes = []
     started = time.perf_counter()
-    with Progress(transient=True, disable=not progress, console=Console(stderr=True)) as bar:
+    pool = multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None
+    with progress_bar(progress) as bar, pool or contextlib.nullcontext():
         task = bar.add_task(f"{game_id}: {games} games", total=games)
-        for i in range(games):
-            n = len(levels)
-            seated = [levels[(seat - i) % n] for seat in range(n)]  # player p at seat (p + i) mod n
-            outcome = play_game(game_id, seated, options, f"{seed}-{i}")
-            for p, stats in enumerate(players):
-                seat = (p + i) % n
-                stats.score_sum += outcome.totals[seat]
-                stats.wins += seat in outcome.winners
-            rounds += outcome.rounds
-            turns += outcome.turns
+        for outcome in pool.imap(_play, tasks) if pool else map(_play, tasks):
+            outcomes.append(outcome)
             bar.advance(task)
-    elapsed = time.perf_counter() - started
+    summary = tally(game_id, levels, outcomes, time.perf_counter() - started)
+    if "expert" in levels:
+        summary["expert_budget"] = {"samples": budget.samples, "think_ms": budget.think_ms}
+    return summary
+
+
+def _play(task: tuple[str, list[str], dict[str, Any], str, Budget]) -> GameOutcome:
+    return play_game(*task)
+
+
+def progress_bar(shown: bool) -> Progress:
+    """A progress bar on stderr that disappears when done."""
+    return Progress(transient=True, disable=not shown, console=Console(stderr=True))
+
+
+def seated(levels: Sequence[str], i: int) -> list[str]:
+    """The seats' levels in game `i`: player p sits at seat (p + i) mod n."""
+    n = len(levels)
+    return [levels[(seat - i) % n] for seat in range(n)]
+
+
+def tally(game_id: str, levels: Sequence[str], outcomes: Sequence[GameOutcome], elapsed: float) -> dict[str, Any]:
+    """The summary of games played in order with `seated(levels, i)`, as a JSON-ready dict."""
+    players = [PlayerStats(level) for level in levels]
+    n, games = len(levels), len(outcomes)
+    for i, outcome in enumerate(outcomes):
+        for p, stats in enumerate(players):
+            seat = (p + i) % n
+            stats.score_sum += outcome.totals[seat]
+            stats.wins += seat in outcome.winners
+    rounds = sum(outcome.rounds for outcome in outcomes)
+    turns = sum(outcome.turns for outcome in outcomes)
     return {
         "game": game_id,
         "games": games,
@@ -151,11 +189,31 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--options", default="{}", help="game options as JSON")
     parser.add_argument("--seed", default="simulate", help="prefix of the games' seeds (default: simulate)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument(
+        "--via-queue",
+        metavar="URL",
+        help="play the games through a running service (e.g. http://127.0.0.1:8000) and its RQ workers",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=8, help="with --via-queue: games in flight at once (default 8)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="in-process: worker processes (default 1)")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=DEFAULT_BUDGET.samples,
+        help="expert: worlds sampled a move (default %(default)s)",
+    )
+    parser.add_argument(
+        "--think-ms", type=int, default=DEFAULT_BUDGET.think_ms, help="expert: time cap a move (default %(default)s)"
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the simulation; 2 for bad arguments."""
+    """Run the simulation; 2 for bad arguments, 1 when the service (with --via-queue) fails."""
+    from workers.simulate_queue import ServiceError, simulate_via_queue  # it builds on this module
+
     args = parse_args(argv)
     levels = [level.strip() for level in args.seats.split(",") if level.strip()]
     try:
@@ -165,10 +223,21 @@ def main(argv: Sequence[str]) -> int:
         for level in levels:
             policy_for(args.game, level)
         engine.make_config(args.game, len(levels), options, "check")
-        summary = simulate(args.game, levels, args.games, options, args.seed, progress=not args.json)
+        if args.concurrency < 1 or args.jobs < 1 or args.samples < 1 or args.think_ms < 1:
+            raise ValueError("--concurrency, --jobs, --samples and --think-ms must be at least 1")
+        budget = dataclasses.replace(DEFAULT_BUDGET, samples=args.samples, think_ms=args.think_ms)
+        if args.via_queue:
+            summary = simulate_via_queue(
+                args.via_queue, args.game, levels, args.games, options, args.seed, args.concurrency, not args.json
+            )
+        else:
+            summary = simulate(args.game, levels, args.games, options, args.seed, not args.json, budget, args.jobs)
     except (ValueError, DomainError) as error:
         print(f"simulate: {getattr(error, 'detail', error)}", file=sys.stderr)
         return 2
+    except ServiceError as error:
+        print(f"simulate: {error}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(summary))
     else:

@@ -11,13 +11,16 @@ from __future__ import annotations
 import copy
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.shuffle import SeededStream
 
+if TYPE_CHECKING:
+    from domain.bots.expert import Budget
+
 Policy = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 
-LEVELS = ("random", "greedy")
+LEVELS = ("random", "greedy", "expert")
 
 
 def random_policy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream) -> dict[str, Any]:
@@ -40,10 +43,17 @@ def _game_policies(game_id: str) -> Mapping[str, Policy]:
     return policies
 
 
-def policy_for(game_id: str, level: str) -> Policy:
-    """The policy of a level for a game; ValueError for an unknown level or a game without it."""
+def policy_for(game_id: str, level: str, budget: Budget | None = None) -> Policy:
+    """The policy of a level for a game; ValueError for an unknown level or a game without it.
+
+    `budget` is how hard the expert thinks (its default when None).
+    """
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; known levels: {', '.join(LEVELS)}")
+    if level == "expert":
+        from domain.bots import expert
+
+        return expert.expert_policy(budget or expert.DEFAULT_BUDGET)
     policy = _game_policies(game_id).get(level) or GENERIC.get(level)
     if policy is None:
         raise ValueError(f"no {level!r} bot for game {game_id!r}")
@@ -51,10 +61,15 @@ def policy_for(game_id: str, level: str) -> Policy:
 
 
 def choose_action(
-    game_id: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream
+    game_id: str,
+    level: str,
+    view: Mapping[str, Any],
+    legal: Sequence[Mapping[str, Any]],
+    rng: SeededStream,
+    budget: Budget | None = None,
 ) -> dict[str, Any]:
-    """Pick one of `legal` for the seat whose view this is."""
-    policy = policy_for(game_id, level)
+    """Pick one of `legal` for the seat whose view this is (`budget`: the expert's, if not the default)."""
+    policy = policy_for(game_id, level, budget)
     if not legal:
         raise ValueError(f"the seat has no legal action in game {game_id!r}; a bot can only act when it may")
     action = policy(view, legal, rng)

@@ -21,8 +21,10 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from domain import engine
+from domain.bots.expert import unseen_cards, world_config
 from domain.cards import RANKS, rank_of
-from domain.golf import CARD_VALUES
+from domain.golf import CARD_VALUES, EMPTY, SETUP, UP, GolfState, Grid
 from domain.shuffle import SeededStream
 
 UNKNOWN = "?"
@@ -51,6 +53,8 @@ class Model:
     mean: float
     rivals: float
     may_end: bool
+    columns_seen: dict[Ranks, float] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    """Column estimates already worked out under this model (a cache: the same columns recur)."""
 
 
 # ---------------------------------------------------------------- the policy
@@ -170,7 +174,18 @@ def columns(size: int) -> list[tuple[int, ...]]:
 
 def estimate(grid: Ranks, model: Model) -> float:
     """Expected G-13 score of a grid whose face-down cards are independent unseen cards."""
-    return sum(column_estimate(tuple(grid[p] for p in col), model) for col in columns(len(grid)))
+    total = 0.0
+    for col in COLUMN_POSITIONS[len(grid)]:
+        cells = tuple(grid[p] for p in col)
+        value = model.columns_seen.get(cells)
+        if value is None:
+            value = model.columns_seen[cells] = column_estimate(cells, model)
+        total += value
+    return total
+
+
+COLUMN_POSITIONS = {size: columns(size) for size in (6, 9)}
+"""G-2: the columns of a 2x3 and a 3x3 grid."""
 
 
 def column_estimate(cells: Ranks, model: Model) -> float:
@@ -260,3 +275,67 @@ def visible_cards(view: Mapping[str, Any]) -> list[str]:
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Golf's own policies by level."""
+
+
+# ---------------------------------------------------------------- the expert's worlds
+
+
+def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
+    """A whole Golf game that looks exactly like `view` to its seat: unseen cards dealt at random.
+
+    Face-down cards (G-5), the stock and a card another player has drawn are
+    unknown to the seat; they are the deck less every visible card, shuffled.
+    """
+    config = world_config(view, rng)
+    table, seat = view["table"], view["you"]["seat"]
+    game = engine.get_game("golf")
+    deck = game.canonical_deck(config.players, config.options)
+    drawn_by, drawn = table["drawn_by"], view["you"]["drawn"]
+    visible = [*table["discard"], *(s["card"] for g in table["grids"] for s in g["slots"] if s["card"])]
+    unseen = unseen_cards(deck, visible + ([drawn] if drawn else []), rng)
+    if drawn_by is not None and drawn_by != seat:
+        drawn = unseen.pop()
+    grids = tuple(_world_grid(g["slots"], unseen) for g in table["grids"])
+    phase, players, ender = view["phase"], config.players, table["ended_by"]
+    turn = table["turn"] if table["turn"] is not None else 0
+    state = GolfState(
+        config=config,
+        round=view["round"],
+        dealer=table["dealer"],
+        phase=phase,
+        stock=tuple(unseen),
+        discard=tuple(table["discard"]),
+        grids=grids,
+        revealed=frozenset(s for s in range(players) if phase != SETUP or s not in view["to_act"]),
+        turn=turn,
+        drawn=drawn,
+        ender=ender,
+        final_turns=(ender - turn) % players if ender is not None else 0,
+        round_scores=tuple(tuple(r) for r in table["round_scores"]),
+        totals=tuple(view["scores"]),
+    )
+    return engine.Snapshot(game, config, state, version=view["version"])
+
+
+def _world_grid(slots: Sequence[Mapping[str, Any]], unseen: list[str]) -> Grid:
+    cards = [None if s["state"] == EMPTY else (s["card"] or unseen.pop()) for s in slots]
+    return Grid(tuple(cards), tuple(s["state"] == UP for s in slots))
+
+
+CLOSE_CALL = 3.0
+"""How near greedy's best estimate an action must be for the expert to search it, in points."""
+
+
+def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
+    """Golf's shortlist for the expert: the close calls among the actions greedy values best.
+
+    Setup flips are searched only by greedy (they change no expectation, G-5).
+    """
+    if view["phase"] == "setup":
+        return []
+    grid, model = own_grid(view), build_model(view)
+    drawn, top = view["you"]["drawn"], view["table"]["discard_top"]
+    values = [action_value(a, grid, drawn, top, model) for a in legal]
+    ranked = sorted(range(len(legal)), key=lambda i: values[i])
+    return [i for i in ranked if values[i] <= values[ranked[0]] + CLOSE_CALL][:limit]
+

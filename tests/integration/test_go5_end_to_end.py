@@ -6,11 +6,10 @@ import json
 from typing import Any
 
 import pytest
-import redis
 
 from domain.chain import event_hash
 from domain.shuffle import commitment
-from tests.integration.conftest import call
+from tests.integration.conftest import Stack, assert_record_and_audit_pass, call, store_client
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +32,9 @@ def scripted_move(view: dict[str, Any], turn_no: int) -> dict[str, Any]:
     return {"type": "discard", "card": you["hand"][0]}
 
 
-def test_person_against_three_greedy_bots_plays_to_the_end(api_url: str, redis_url: str, worker: Any) -> None:
+def test_person_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_worker: Any) -> None:
+    """On one redis-server and on a Redis Cluster (the `stack` fixture)."""
+    api_url, redis_url = stack.api_url, stack.redis_url
     seats = [{"kind": "human", "name": "Ana"}] + [{"kind": "bot", "level": "greedy"} for _ in range(3)]
     body = {"game": "go5", "seats": seats, "seed": "table-5", "options": {"target": 60}}
     status, created = call("POST", f"{api_url}/v1/games", body)
@@ -68,14 +69,13 @@ def test_person_against_three_greedy_bots_plays_to_the_end(api_url: str, redis_u
     assert {e["actor"] for e in events} >= {0, 1, 2, 3, "system"}, "every seat acted"
     types = {e["type"] for e in events}
     assert {"SetMelded", "CardDiscarded", "RoundScored", "GameEnded"} <= types
-    status, audit = call("GET", f"{game_url}/audit")
-    assert status == 200 and audit["chain_ok"] and audit["replay_ok"], audit
+    assert_record_and_audit_pass(game_url)
     assert_stream_is_a_chain(redis_url, created["id"], created["seed_commitment"])
 
 
 def assert_stream_is_a_chain(redis_url: str, game_id: str, seed_commitment: str) -> None:
     """No gap, no duplicate, every hash links to the one before (API.md, Events)."""
-    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    client = store_client(redis_url)
     entries: Any = client.xrange(f"game:{{{game_id}}}:events")
     records = [json.loads(fields["e"]) for _, fields in entries]
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))

@@ -7,12 +7,11 @@ import threading
 from typing import Any
 
 import pytest
-import redis
 
 from domain.cards import canonical_deck
 from domain.chain import event_hash
 from domain.shuffle import commitment, shuffle
-from tests.integration.conftest import call
+from tests.integration.conftest import Stack, assert_record_and_audit_pass, call, store_client
 
 pytestmark = pytest.mark.integration
 
@@ -34,7 +33,9 @@ def scripted_move(view: dict[str, Any]) -> dict[str, Any]:
     return {"type": "take_discard", "position": 0}
 
 
-def test_human_against_three_greedy_bots_plays_to_the_end(api_url: str, redis_url: str, worker: Any) -> None:
+def test_human_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_worker: Any) -> None:
+    """On one redis-server and on a Redis Cluster (the `stack` fixture)."""
+    api_url, redis_url = stack.api_url, stack.redis_url
     seats = [{"kind": "human", "name": "Ana"}] + [{"kind": "bot", "level": "greedy"} for _ in range(3)]
     status, created = call(
         "POST", f"{api_url}/v1/games", {"game": "golf", "seats": seats, "seed": "table-7", "options": {"rounds": 3}}
@@ -77,13 +78,14 @@ def test_human_against_three_greedy_bots_plays_to_the_end(api_url: str, redis_ur
     assert events[-1]["type"] == "SeedRevealed" and events[-1]["data"]["seed"] == "table-7"
     assert [e["type"] for e in events].count("RoundScored") == 3
     assert {e["actor"] for e in events} >= {0, 1, 2, 3, "system"}, "every seat acted"
+    assert_record_and_audit_pass(game_url)
     assert_stream_is_a_chain(redis_url, created["id"], created["seed_commitment"])
 
 
 def assert_stream_is_a_chain(redis_url: str, game_id: str, seed_commitment: str) -> None:
     """No gap, no duplicate, every hash links to the one before (API.md, Events)."""
-    client = redis.Redis.from_url(redis_url, decode_responses=True)
-    entries = client.xrange(f"game:{{{game_id}}}:events")
+    client = store_client(redis_url)
+    entries: Any = client.xrange(f"game:{{{game_id}}}:events")
     records = [json.loads(fields["e"]) for _, fields in entries]
     assert [entry_id for entry_id, _ in entries] == [f"{n}-0" for n in range(1, len(entries) + 1)]
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))

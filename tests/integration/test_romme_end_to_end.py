@@ -10,7 +10,7 @@ import pytest
 from domain import romme_melds as rm
 from domain.cards import canonical_deck
 from domain.shuffle import commitment, shuffle
-from tests.integration.conftest import call
+from tests.integration.conftest import Stack, assert_record_and_audit_pass, call
 from tests.integration.test_golf_end_to_end import assert_stream_is_a_chain
 
 pytestmark = pytest.mark.integration
@@ -58,7 +58,9 @@ def three_of_a_kind(hand: list[str]) -> list[str] | None:
     return None
 
 
-def test_human_against_two_greedy_bots_plays_to_the_end(api_url: str, redis_url: str, worker: Any) -> None:
+def test_human_against_two_greedy_bots_plays_to_the_end(stack: Stack, stack_worker: Any) -> None:
+    """On one redis-server and on a Redis Cluster (the `stack` fixture)."""
+    api_url, redis_url = stack.api_url, stack.redis_url
     seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]
     body = {"game": "romme", "seats": seats, "seed": SEED, "options": {"target": TARGET}}
     status, created = call("POST", f"{api_url}/v1/games", body)
@@ -112,6 +114,5 @@ def test_human_against_two_greedy_bots_plays_to_the_end(api_url: str, redis_url:
     if deck[cut["data"]["position"] - 1] not in ("QS", "JK"):
         assert not grabs or grabs[0]["seq"] > cut["seq"] + 1, "R-4: no grab when the card at the cut is plain"
 
-    status, audit = call("GET", f"{game_url}/audit")
-    assert status == 200 and audit["chain_ok"] and audit["replay_ok"], audit
+    assert_record_and_audit_pass(game_url)
     assert_stream_is_a_chain(redis_url, created["id"], created["seed_commitment"])

@@ -26,8 +26,8 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
-from service.app import redis_clients
 from service.commands import GameService
+from service.connections import redis_clients
 from service.dispatch import BOT_QUEUE, BOT_TURN_JOB, WAITING_KEY, RQDispatcher, bot_job_id
 from service.store import EventStore
 from tests.integration.conftest import ROOT, free_port, service_env, stop, wait_until

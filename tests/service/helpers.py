@@ -76,10 +76,16 @@ def assert_problem(
 
 
 EVENT_FIELDS = {"seq", "type", "actor", "data", "at", "prev_hash", "hash"}
+STAND_IN_FIELDS = {"seat", "reason"}  # a seat's action played by the system (a turn timeout)
 
 
 def check_record_shape(record: dict[str, Any]) -> None:
-    assert set(record) == EVENT_FIELDS, record
+    if set(record) & STAND_IN_FIELDS:
+        assert record["actor"] == "system" and isinstance(record["seat"], int) and record["seat"] >= 0, record
+        assert record["reason"] == "turn_timeout", record
+        assert set(record) == EVENT_FIELDS | STAND_IN_FIELDS, record
+    else:
+        assert set(record) == EVENT_FIELDS, record
     assert isinstance(record["seq"], int) and record["seq"] >= 1
     assert isinstance(record["type"], str) and record["type"]
     assert record["actor"] == "system" or (isinstance(record["actor"], int) and record["actor"] >= 0), record

@@ -113,7 +113,7 @@ def _own(game: str, snap: engine.Snapshot[Any], full_table: dict[str, Any], seat
         playable = sorted({c for a in legal if a["type"] == "play" for c in a["cards"]}, key=switch_card_order)
         drawn = full_table["drawn"] if full_table["drawn_by"] == seat else None
         return {"hand": hand, "drawn": drawn, "playable": playable, "legal": legal}
-    return {"hand": hand}
+    return {"hand": hand, "legal": engine.legal_actions(snap, seat)}
 
 
 def expected_cards(snap: engine.Snapshot[Any], seat: int | None) -> dict[str, str]:

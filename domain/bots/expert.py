@@ -1,0 +1,191 @@
+"""Level `expert`, for every game: determinized Monte Carlo search from the seat's own view.
+
+The bot knows what its seat may see (C-6) and nothing else. For each sample it
+deals every card the seat cannot see at random, consistently with the view
+(the game's `sample_world`), so the sampled game looks exactly like the real
+one from this seat. In that world it tries each candidate action and plays on
+with the `greedy` policy for every seat until the round is scored; the
+action with the best mean result over all samples is played. Every candidate
+is tried in the same worlds with the same rollout streams (common random
+numbers), so the comparison between actions is not drowned in deal luck.
+
+The search is deterministic for a given stream of its own: it plays a fixed
+number of samples, and its time budget only cuts that short on a slow machine.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from domain import engine
+from domain.shuffle import SeededStream, shuffle
+
+WorldSampler = Callable[[Mapping[str, Any], SeededStream], engine.Snapshot[Any]]
+Candidates = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], int], list[int]]
+Estimate = Callable[[engine.Snapshot[Any]], Sequence[float]]
+
+WIN_BONUS = 50.0
+"""What winning the game is worth in a rollout that reaches its end, in points."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """How hard the expert thinks: samples per move, a time cap and the search's bounds."""
+
+    samples: int = 24
+    think_ms: int = 300
+    max_candidates: int = 8
+    horizon: int = 400
+    confidence: float = 1.5
+
+
+DEFAULT_BUDGET = Budget()
+THINK_MS_RANGE = (10, 10_000)
+"""The time budgets a seat may ask for, in milliseconds a move."""
+
+
+def sub_seed(rng: SeededStream) -> str:
+    """A fresh seed drawn from `rng`, for a stream or a shuffle of the bot's own."""
+    return f"{rng.u32():08x}{rng.u32():08x}{rng.u32():08x}{rng.u32():08x}"
+
+
+def world_config(view: Mapping[str, Any], rng: SeededStream) -> engine.GameConfig:
+    """The config of a sampled world: the game's public settings and a seed of the bot's own."""
+    return engine.GameConfig(
+        game=view["game"],
+        players=len(view["scores"]),
+        options=dict(view["options"]),
+        seed=sub_seed(rng),
+    )
+
+
+def unseen_cards(deck: Sequence[str], visible: Sequence[str], rng: SeededStream) -> list[str]:
+    """The deck less every card the seat can see (as multisets), in a random order of the bot's own."""
+    left = list(deck)
+    for card in visible:
+        left.remove(card)
+    return list(shuffle(sorted(left), sub_seed(rng), "unseen"))
+
+
+def _hooks(game_id: str) -> Any:
+    return importlib.import_module(f"domain.bots.{game_id}")
+
+
+def candidate_indexes(
+    view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], limit: int, greedy_pick: Mapping[str, Any]
+) -> list[int]:
+    """Which legal actions to search: the game's own shortlist, or all of them up to `limit`.
+
+    The greedy choice is always among them, so the expert never searches a worse set.
+    """
+    shortlist: Candidates | None = getattr(_hooks(view["game"]), "expert_candidates", None)
+    chosen = shortlist(view, legal, limit) if shortlist else list(range(min(limit, len(legal))))
+    greedy_index = legal.index(greedy_pick)
+    return chosen if greedy_index in chosen else [greedy_index, *chosen[: limit - 1]]
+
+
+def utility(snap: engine.Snapshot[Any], seat: int) -> float:
+    """How good `snap` is for `seat`: its lead over the other seats' mean total, plus a won game.
+
+    While the round runs, a game's `expert_estimate(snap)` (if it has one) adds what each seat
+    is expected to score in it, so that a rollout may stop before the round is scored.
+    """
+    _, totals = snap.game.standing(snap.state)
+    points = [float(t) for t in totals]
+    estimate: Estimate | None = getattr(_hooks(snap.config.game), "expert_estimate", None)
+    if estimate is not None and not snap.finished:
+        points = [p + e for p, e in zip(points, estimate(snap), strict=True)]
+    others = [p for s, p in enumerate(points) if s != seat]
+    lead = points[seat] - sum(others) / len(others)
+    value = -lead if snap.game.lowest_wins else lead
+    if snap.finished:
+        winners = engine.view(snap, None)["result"]["winners"]
+        value += WIN_BONUS if seat in winners else 0.0
+    return value
+
+
+def rollout(world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> float:
+    """Play `action` in `world`, then `greedy` for everyone until the round is scored.
+
+    A game with `expert_estimate` stops earlier, after its `EXPERT_PLIES` per seat.
+    """
+    from domain.bots import choose_action
+
+    hooks = _hooks(world.config.game)
+    if hasattr(hooks, "expert_estimate"):
+        horizon = min(horizon, hooks.EXPERT_PLIES * world.config.players)
+    snap, _ = engine.act(world, seat, action)
+    start_round, _ = world.game.standing(world.state)
+    for step in range(horizon):
+        if snap.finished or snap.game.standing(snap.state)[0] != start_round:
+            break
+        mover = snap.to_act()[0]
+        rng = SeededStream(stream, str(step))
+        seen = engine.view(snap, mover)
+        move = choose_action(world.config.game, "greedy", seen, seen["you"]["legal"], rng)
+        snap, _ = engine.act(snap, mover, move)
+    return utility(snap, seat)
+
+
+def search(
+    view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, budget: Budget
+) -> dict[str, Any]:
+    """The expert's choice: the candidate with the best mean rollout over sampled worlds."""
+    from domain.bots import choose_action
+
+    greedy_pick = choose_action(view["game"], "greedy", view, legal, SeededStream(sub_seed(rng), "greedy"))
+    if len(legal) == 1:
+        return greedy_pick
+    indexes = candidate_indexes(view, legal, budget.max_candidates, greedy_pick)
+    if len(indexes) == 1:
+        return greedy_pick
+    sample_world: WorldSampler = _hooks(view["game"]).sample_world
+    seat = int(view["you"]["seat"])
+    results: list[list[float]] = [[] for _ in indexes]
+    deadline = time.monotonic() + budget.think_ms / 1000
+    for sample in range(budget.samples):
+        if sample and time.monotonic() > deadline:
+            break
+        world = sample_world(view, SeededStream(sub_seed(rng), "world"))
+        stream = sub_seed(rng)  # the same rollout stream for every candidate in this world
+        for k, index in enumerate(indexes):
+            results[k].append(rollout(world, seat, legal[index], stream, budget.horizon))
+    greedy_k = indexes.index(legal.index(greedy_pick))
+    gains = [clear_gain(r, results[greedy_k], budget.confidence) for r in results]
+    best = max(range(len(indexes)), key=lambda k: (gains[k], k == greedy_k))
+    return copy.deepcopy(dict(legal[indexes[best]]))
+
+
+def clear_gain(values: Sequence[float], baseline: Sequence[float], confidence: float) -> float:
+    """The mean gain of an action over greedy's choice in the same worlds, or 0 if it is not clear.
+
+    A gain counts only when it exceeds `confidence` standard errors of the paired differences:
+    picking the best of several noisy means would otherwise often pick noise over greedy.
+    """
+    diffs = [v - b for v, b in zip(values, baseline, strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    if n < 2:
+        return 0.0
+    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
+    return mean if mean > confidence * spread and mean > 0 else 0.0
+
+
+def budget_for(think_ms: int | None) -> Budget:
+    """The default budget with a seat's own time budget, if it set one."""
+    return DEFAULT_BUDGET if think_ms is None else dataclasses.replace(DEFAULT_BUDGET, think_ms=think_ms)
+
+
+def expert_policy(budget: Budget = DEFAULT_BUDGET) -> Callable[..., dict[str, Any]]:
+    """An expert policy with this budget, for `choose_action`."""
+
+    def expert(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream) -> dict[str, Any]:
+        return search(view, legal, rng, budget)
+
+    return expert
