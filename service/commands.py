@@ -203,7 +203,14 @@ class GameService:
         if cached is None:
             cached = self.load_header(game_id)
         try:
-            newer = self.store.read(game_id, after=cached.version)
+            # from the cached last event on: if that is gone or changed (a store that lost writes),
+            # the cache is ahead of the store and the game is rebuilt from what the store holds
+            newer = self.store.read(game_id, after=max(cached.version - 1, 0))
+            if cached.version and (not newer or newer[0]["hash"] != cached.last_hash):
+                cached = self.load_header(game_id)
+                newer = self.store.read(game_id, after=0)
+            elif cached.version:
+                newer = newer[1:]
         except ValueError as error:  # an entry that is not JSON
             raise _damaged(game_id, cached.version + 1, error) from error
         if newer:

@@ -91,3 +91,24 @@ def test_a_copy_of_another_game_is_ignored(server: fakeredis.FakeServer) -> None
 
     assert answer["version"] == one["version"] + 1
     check_chain(service.store.read(one["id"]), one["seed_commitment"])
+
+
+def test_a_cache_ahead_of_a_store_that_lost_its_last_events_is_rebuilt(server: fakeredis.FakeServer) -> None:
+    """A store that lost writes (a failover, a restart without its append-only file): the process's
+    cached game must not stay ahead of it, or every later append there would be refused."""
+    service = api_process(server)
+    created = service.create_game("golf", TWO_HUMANS, {}, seed="ahead")
+    service.submit(created["id"], 0, REVEAL)
+    ahead = service.load(created["id"])
+    raw, key = fakeredis.FakeRedis(server=server, decode_responses=True), f"game:{{{created['id']}}}:events"
+    kept = raw.xrange(key)[:-1]
+    raw.delete(key)  # the stream as a store that never got its last write holds it
+    for entry_id, fields in kept:
+        raw.xadd(key, fields, id=entry_id)
+
+    reloaded = service.load(created["id"])
+
+    assert reloaded.version == ahead.version - 1
+    answer = service.submit(created["id"], 0, REVEAL, expected_version=reloaded.version)
+    assert answer["version"] == ahead.version
+    check_chain(service.store.read(created["id"]), created["seed_commitment"])
