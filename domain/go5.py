@@ -29,6 +29,7 @@ Choices where rules/go5.md is silent (each also in the final report):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -76,6 +77,20 @@ _FEATURES: dict[str, Features] = {
     number_card(n, p): (n, PATTERNS[p], COLOURS[colour_index(n, p)]) for n in NUMBERS for p in range(len(PATTERNS))
 }
 _ORDER: dict[str, int] = {code: CANONICAL.index(code) for code in CODES}
+_FEATURE_VALUES: dict[str, dict[str, int | str]] = {
+    by: {card: values[i] for card, values in _FEATURES.items()} for i, by in enumerate(FEATURES)
+}
+"""For each feature, every number card's value of it (a hot path of legal_actions)."""
+
+
+def _pair_feature(a: str, b: str) -> str | None:
+    """The one feature two different number cards share (V-1), or None."""
+    return next((by for by, x, y in zip(FEATURES, _FEATURES[a], _FEATURES[b], strict=True) if x == y), None)
+
+
+_PAIR_FEATURE: dict[tuple[str, str], str | None] = {
+    (a, b): _pair_feature(a, b) for a in NUMBER_CARDS for b in NUMBER_CARDS if a != b
+}
 
 
 def is_go5_card(code: object) -> bool:
@@ -90,7 +105,7 @@ def features(card: str) -> Features:
 
 def feature_value(card: str, by: str) -> int | str:
     """The value of one feature (`number`, `pattern` or `colour`) of a number card."""
-    return features(card)[FEATURES.index(by)]
+    return _FEATURE_VALUES[by][card]
 
 
 def card_value(card: str, options: Mapping[str, Any]) -> int:
@@ -191,12 +206,40 @@ class Go5State:
     def set_by_id(self, set_id: int) -> Go5Set | None:
         return next((s for s in self.sets if s.id == set_id), None)
 
+    @functools.cached_property
+    def _owned(self) -> dict[int, tuple[Go5Set, ...]]:
+        """Each seat's sets in table order (worked out once: a state never changes)."""
+        owned: dict[int, list[Go5Set]] = {}
+        for set_ in self.sets:
+            owned.setdefault(set_.owner, []).append(set_)
+        return {seat: tuple(sets) for seat, sets in owned.items()}
+
+    @functools.cached_property
+    def _first_ids(self) -> dict[int, int]:
+        """Each seat's first set id (V-9)."""
+        return {seat: min(s.id for s in sets) for seat, sets in self._owned.items()}
+
     def sets_of(self, seat: int) -> tuple[Go5Set, ...]:
-        return tuple(s for s in self.sets if s.owner == seat)
+        return self._owned.get(seat, ())
 
     def is_first_set(self, set_: Go5Set) -> bool:
         """V-9: the owner's first set of the round (it holds no joker)."""
-        return min(s.id for s in self.sets_of(set_.owner)) == set_.id
+        return self._first_ids.get(set_.owner) == set_.id
+
+
+_STATE_FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(Go5State))
+_STATE_FIELD_SET = frozenset(_STATE_FIELDS)
+
+
+def _update(state: Go5State, **changes: Any) -> Go5State:
+    """`dataclasses.replace` for a Go5State without its generic overhead (the fold's hot path).
+
+    Only the fields are copied: what a state caches (`_owned`, `_first_ids`) is its own."""
+    assert changes.keys() <= _STATE_FIELD_SET, f"no Go5State fields: {sorted(changes.keys() - _STATE_FIELD_SET)}"
+    new = object.__new__(Go5State)
+    fields = vars(state)
+    vars(new).update({name: fields[name] for name in _STATE_FIELDS}, **changes)
+    return new
 
 
 # ---------------------------------------------------------------- events
@@ -409,8 +452,9 @@ def _refusal_for_set(cards: Sequence[str], by: str, value: int | str, first: boo
         return "too_many_jokers", "a set holds at most one joker"
     if first and JOKER in cards:
         return "joker_in_first_set", "a player's first set contains no joker"
+    values = _FEATURE_VALUES[by]
     for card in cards:
-        if card != JOKER and feature_value(card, by) != value:
+        if card != JOKER and values[card] != value:
             return "card_does_not_fit", f"{card} does not have the set's {by} {value}"
     if len(cards) > FIVE:
         return "set_full", "a set holds at most 5 cards"
@@ -470,6 +514,7 @@ class Go5(Game[Go5State]):
     max_players = 4
     players_rule = "V-5"
     end_rule = "V-16"
+    lowest_wins = False  # V-16: the most points wins
     options = (
         OptionSpec(
             "pattern_values",
@@ -603,7 +648,7 @@ class Go5(Game[Go5State]):
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
         if isinstance(event, GameEnded):
-            return dataclasses.replace(state, phase=FINISHED, winners=event.winners)
+            return _update(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"go5 cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -802,7 +847,7 @@ def _decide_swap(state: Go5State, seat: int, action: Action) -> Event:
     take, give = action["take"], action["give"]
     victim = _victim_set(state, seat, action["from_seat"], action["set"], take, give)
     hand = (*_check_in_hand(state.hands[seat], [give], "V-8"), take)
-    swapped = dataclasses.replace(state, sets=tuple(victim if s.id == victim.id else s for s in state.sets))
+    swapped = _update(state, sets=tuple(victim if s.id == victim.id else s for s in state.sets))
     base = {"actor": seat, "from_seat": victim.owner, "set": victim.id, "take": take, "give": give}
     if kind == "lay_off":
         own = _own_set(swapped, seat, target, "V-8")
@@ -854,10 +899,24 @@ def _melds(state: Go5State, seat: int, hand: Sequence[str]) -> list[tuple[tuple[
         jokers = cards.count(JOKER)
         if jokers > 1 or (jokers and first):
             continue
-        shared = common_features(cards)
-        if shared:
-            found.setdefault(in_order(cards), shared[0][0])
+        by = _meld_feature(cards)
+        if by is not None:
+            found.setdefault(in_order(cards), by)
     return list(found.items())
+
+
+def _meld_feature(cards: Sequence[str]) -> str | None:
+    """The first feature three cards with at most one joker share (V-9), or None.
+
+    Two different number cards share at most one feature (V-1), so a pair decides it."""
+    numbers = [card for card in cards if card != JOKER]
+    if len(set(numbers)) != len(numbers) or len(numbers) < 2:
+        shared = common_features(cards)
+        return shared[0][0] if shared else None
+    by = _PAIR_FEATURE[numbers[0], numbers[1]]
+    if by is None or any(_PAIR_FEATURE[numbers[0], other] != by for other in numbers[2:]):
+        return None
+    return by
 
 
 def _melds_with(take: str, pool: Sequence[str], first: bool) -> list[tuple[tuple[str, ...], str]]:
@@ -865,7 +924,8 @@ def _melds_with(take: str, pool: Sequence[str], first: bool) -> list[tuple[tuple
     found: dict[tuple[str, ...], str] = {}
     numbers = [c for c in dict.fromkeys(pool) if c != JOKER]
     for by in FEATURES:
-        mates = [c for c in numbers if feature_value(c, by) == feature_value(take, by)]
+        values = _FEATURE_VALUES[by]
+        mates = [c for c in numbers if values[c] == values[take]]
         pairs = list(itertools.combinations(mates, 2))
         if JOKER in pool and not first:
             pairs += [(mate, JOKER) for mate in mates]
@@ -892,25 +952,42 @@ def _swaps(state: Go5State, seat: int) -> list[dict[str, Any]]:
 
     The victim's set is another player's, so the swap changes none of the seat's own sets:
     the uses of the taken card are worked out on the state as it is."""
-    hand = state.hands[seat]
-    first = not state.sets_of(seat)
     actions: list[dict[str, Any]] = []
     for victim in state.sets:
-        if victim.owner == seat:
-            continue
-        victim_first = state.is_first_set(victim)
-        for take in dict.fromkeys(c for c in victim.cards if c != JOKER):
-            lay_offs = [{"lay_off": {"set": s.id}} for s in state.sets_of(seat) if card_fits(state, s, take)]
-            for give in dict.fromkeys(hand):
-                cards = tuple(give if c == take else c for c in victim.cards)
-                if _refusal_for_set(cards, victim.by, victim.value, victim_first) is not None:
-                    continue
-                after = remove_cards(hand, [give])
-                assert after is not None
-                melds = [{"meld": {"cards": list(c), "by": by}} for c, by in _melds_with(take, after, first)]
-                base = {"type": "swap", "from_seat": victim.owner, "set": victim.id, "take": take, "give": give}
-                actions += [{**base, "then": then} for then in melds + lay_offs]
+        if victim.owner != seat:
+            actions += _swaps_from(state, seat, victim)
     return actions
+
+
+def _swaps_from(state: Go5State, seat: int, victim: Go5Set) -> list[dict[str, Any]]:
+    """V-8 (c): every swap that takes a card from `victim`, with every use of the taken card."""
+    hand = state.hands[seat]
+    values = _FEATURE_VALUES[victim.by]
+    gives = [card for card in dict.fromkeys(hand) if card == JOKER or values[card] == victim.value]
+    if not gives:
+        return []  # no card of the hand keeps the set valid (V-9)
+    victim_first = state.is_first_set(victim)
+    actions: list[dict[str, Any]] = []
+    for take in dict.fromkeys(c for c in victim.cards if c != JOKER):
+        uses: tuple[list[tuple[tuple[str, ...], str]], list[dict[str, Any]]] | None = None
+        for give in gives:
+            cards = tuple(give if c == take else c for c in victim.cards)
+            if _refusal_for_set(cards, victim.by, victim.value, victim_first) is not None:
+                continue
+            if uses is None:  # worked out once the taken card has a valid give
+                uses = _uses_of(state, seat, take)
+            with_hand, lay_offs = uses
+            spare = hand.count(give) - 1  # the give leaves the hand before the taken card is used
+            melds = [{"meld": {"cards": list(c), "by": by}} for c, by in with_hand if c.count(give) <= spare]
+            base = {"type": "swap", "from_seat": victim.owner, "set": victim.id, "take": take, "give": give}
+            actions += [{**base, "then": then} for then in melds + lay_offs]
+    return actions
+
+
+def _uses_of(state: Go5State, seat: int, take: str) -> tuple[list[tuple[tuple[str, ...], str]], list[dict[str, Any]]]:
+    """A taken card's uses: new sets with two cards of the whole hand, and the seat's sets it joins."""
+    melds = _melds_with(take, state.hands[seat], first=not state.sets_of(seat))
+    return melds, [{"lay_off": {"set": s.id}} for s in state.sets_of(seat) if card_fits(state, s, take)]
 
 
 # ---------------------------------------------------------------- evolve helpers
@@ -921,7 +998,7 @@ def _replace(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
 
 
 def _with_hand(state: Go5State, seat: int, hand: Iterable[str]) -> Go5State:
-    return dataclasses.replace(state, hands=_replace(state.hands, seat, in_order(hand)))
+    return _update(state, hands=_replace(state.hands, seat, in_order(hand)))
 
 
 def _without(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
@@ -933,7 +1010,7 @@ def _without(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
 def _apply_deal(state: Go5State, event: RoundStarted) -> Go5State:
     assert event.round == state.round + 1 and state.phase == BETWEEN_ROUNDS
     dealt = deal(state.config.round_deck(event.round, CANONICAL), state.players, event.dealer)
-    return dataclasses.replace(
+    return _update(
         state,
         round=event.round,
         dealer=event.dealer,
@@ -962,8 +1039,8 @@ def _apply_draw(state: Go5State, event: CardsDrawn) -> Go5State:
     if event.source == "discard":
         assert state.discard and state.discard[-1] == event.taken
         state = _with_hand(state, seat, (*state.hands[seat], state.discard[-1]))
-        state = dataclasses.replace(state, discard=state.discard[:-1])
-    return dataclasses.replace(state, phase=PLAY, pending=1, discarder=None)
+        state = _update(state, discard=state.discard[:-1])
+    return _update(state, phase=PLAY, pending=1, discarder=None)
 
 
 def _apply_stock_step(state: Go5State, event: Event) -> Go5State:
@@ -971,23 +1048,23 @@ def _apply_stock_step(state: Go5State, event: Event) -> Go5State:
     if isinstance(event, StockReshuffled):
         assert not state.stock and event.reshuffle == state.reshuffles + 1 == 1
         stock = state.config.reshuffle(state.round, event.reshuffle, state.discard[:-1])
-        return dataclasses.replace(state, stock=stock, discard=state.discard[-1:], reshuffles=event.reshuffle)
+        return _update(state, stock=stock, discard=state.discard[-1:], reshuffles=event.reshuffle)
     assert isinstance(event, StopCardLaid | StockCardReceived) and event.seat == state.turn and state.stock
     top, stock = state.stock[0], state.stock[1:]
     if isinstance(event, StopCardLaid):
         assert top == STOP
         stops = _replace(state.stops, event.seat, state.stops[event.seat] + 1)
-        return dataclasses.replace(state, stock=stock, stops=stops)
+        return _update(state, stock=stock, stops=stops)
     assert top != STOP
     state = _with_hand(state, event.seat, (*state.hands[event.seat], top))
-    return dataclasses.replace(state, stock=stock, pending=state.pending - 1)
+    return _update(state, stock=stock, pending=state.pending - 1)
 
 
 def _with_set(state: Go5State, set_: Go5Set) -> Go5State:
     """The state with `set_` replacing the set of its id, or added."""
     if state.set_by_id(set_.id) is None:
-        return dataclasses.replace(state, sets=(*state.sets, set_), next_set=set_.id + 1)
-    return dataclasses.replace(state, sets=tuple(set_ if s.id == set_.id else s for s in state.sets))
+        return _update(state, sets=(*state.sets, set_), next_set=set_.id + 1)
+    return _update(state, sets=tuple(set_ if s.id == set_.id else s for s in state.sets))
 
 
 def _new_set(owner: int, set_id: int, by: str, cards: tuple[str, ...]) -> Go5Set:
@@ -1010,7 +1087,7 @@ def _apply_play(state: Go5State, event: Event) -> Go5State:
     else:
         assert isinstance(event, CardSwapped)
         state = _apply_swap(state, event)
-    return dataclasses.replace(state, played=True)
+    return _update(state, played=True)
 
 
 def _apply_swap(state: Go5State, event: CardSwapped) -> Go5State:
@@ -1032,7 +1109,7 @@ def _apply_swap(state: Go5State, event: CardSwapped) -> Go5State:
 def _after_play(state: Go5State) -> Go5State:
     """V-12: a five ends the round at once; V-11: an empty hand ends the turn without a discard."""
     if any(len(s.cards) >= FIVE for s in state.sets):
-        return dataclasses.replace(state, phase=ROUND_OVER, ended=FIVE_REACHED, closer=state.turn)
+        return _update(state, phase=ROUND_OVER, ended=FIVE_REACHED, closer=state.turn)
     if not state.hands[state.turn]:
         return _end_turn(state)
     return state
@@ -1041,23 +1118,21 @@ def _after_play(state: Go5State) -> Go5State:
 def _end_turn(state: Go5State) -> Go5State:
     """The next player draws; a played stop card skips one seat (V-10)."""
     step = 2 if state.stop_played else 1
-    return dataclasses.replace(
-        state, turn=(state.turn + step) % state.players, phase=DRAW, played=False, stop_played=False
-    )
+    return _update(state, turn=(state.turn + step) % state.players, phase=DRAW, played=False, stop_played=False)
 
 
 def _apply_stop(state: Go5State, event: StopPlayed) -> Go5State:
     seat = int(event.actor)
     assert state.phase == PLAY and seat == state.turn and state.stops[seat] and not state.stop_played
     stops = _replace(state.stops, seat, state.stops[seat] - 1)
-    return dataclasses.replace(state, stops=stops, stops_out=state.stops_out + 1, stop_played=True)
+    return _update(state, stops=stops, stops_out=state.stops_out + 1, stop_played=True)
 
 
 def _apply_discard(state: Go5State, event: CardDiscarded) -> Go5State:
     seat = int(event.actor)
     assert state.phase == PLAY and seat == state.turn and not state.pending
     state = _with_hand(state, seat, _without(state.hands[seat], [event.card]))
-    state = dataclasses.replace(state, discard=(*state.discard, event.card), discarder=seat)
+    state = _update(state, discard=(*state.discard, event.card), discarder=seat)
     return _end_turn(state)
 
 
@@ -1067,15 +1142,13 @@ def _apply_go5(state: Go5State, event: Go5Called) -> Go5State:
     assert state.phase == DRAW and state.discarder not in (None, seat) and state.discard[-1] == event.card
     assert set_ is not None and set_.owner == seat and len(set_.cards) == FIVE - 1
     state = _with_set(state, set_.with_cards((*set_.cards, event.card)))
-    return dataclasses.replace(
-        state, discard=state.discard[:-1], phase=ROUND_OVER, ended=GO5_CALLED, closer=seat, discarder=None
-    )
+    return _update(state, discard=state.discard[:-1], phase=ROUND_OVER, ended=GO5_CALLED, closer=seat, discarder=None)
 
 
 def _apply_round_scored(state: Go5State, event: RoundScored) -> Go5State:
     assert event.round == state.round
     totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
-    return dataclasses.replace(
+    return _update(
         state,
         totals=totals,
         round_scores=(*state.round_scores, event.scores),

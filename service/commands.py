@@ -454,9 +454,9 @@ class GameService:
                 if bot is None or bot.level is None:
                     break
                 view = engine.view(loaded.snap, bot.seat)
-                legal = engine.legal_actions(loaded.snap, bot.seat)
                 rng = SeededStream(f"bot/{game_id}", f"{loaded.version}/{bot.seat}")
-                action = choose_action(loaded.config.game, bot.level, view, legal, rng, budget_for(bot.think_ms))
+                budget = budget_for(bot.think_ms, time.monotonic)
+                action = choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
                 try:
                     answer = self.submit(
                         game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False, loaded=loaded

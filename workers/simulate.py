@@ -106,7 +106,7 @@ def simulate(
             bar.advance(task)
     summary = tally(game_id, levels, outcomes, time.perf_counter() - started)
     if "expert" in levels:
-        summary["expert_budget"] = {"samples": budget.samples, "think_ms": budget.think_ms}
+        summary["expert_budget"] = {"samples": budget.samples, "think_ms": budget.think_ms if budget.clock else None}
     return summary
 
 
@@ -205,7 +205,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="expert: worlds sampled a move (default %(default)s)",
     )
     parser.add_argument(
-        "--think-ms", type=int, default=DEFAULT_BUDGET.think_ms, help="expert: time cap a move (default %(default)s)"
+        "--think-ms",
+        type=int,
+        help="expert: a time cap a move, read from the clock (default: none, so runs repeat exactly)",
     )
     return parser.parse_args(argv)
 
@@ -223,9 +225,11 @@ def main(argv: Sequence[str]) -> int:
         for level in levels:
             policy_for(args.game, level)
         engine.make_config(args.game, len(levels), options, "check")
-        if args.concurrency < 1 or args.jobs < 1 or args.samples < 1 or args.think_ms < 1:
+        if min(args.concurrency, args.jobs, args.samples, args.think_ms or 1) < 1:
             raise ValueError("--concurrency, --jobs, --samples and --think-ms must be at least 1")
-        budget = dataclasses.replace(DEFAULT_BUDGET, samples=args.samples, think_ms=args.think_ms)
+        budget = dataclasses.replace(DEFAULT_BUDGET, samples=args.samples)
+        if args.think_ms:
+            budget = dataclasses.replace(budget, think_ms=args.think_ms, clock=time.monotonic)
         if args.via_queue:
             summary = simulate_via_queue(
                 args.via_queue, args.game, levels, args.games, options, args.seed, args.concurrency, not args.json

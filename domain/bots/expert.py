@@ -10,7 +10,8 @@ is tried in the same worlds with the same rollout streams (common random
 numbers), so the comparison between actions is not drowned in deal luck.
 
 The search is deterministic for a given stream of its own: it plays a fixed
-number of samples, and its time budget only cuts that short on a slow machine.
+number of samples; a time budget, where the caller gives it a clock (the domain
+reads none), only cuts that short on a slow machine.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import copy
 import dataclasses
 import importlib
 import math
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +29,9 @@ from domain.shuffle import SeededStream, shuffle
 WorldSampler = Callable[[Mapping[str, Any], SeededStream], engine.Snapshot[Any]]
 Candidates = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], int], list[int]]
 Estimate = Callable[[engine.Snapshot[Any]], Sequence[float]]
+
+RACE_EVERY = 6
+"""Samples between checks that drop the actions already clearly worse than greedy's choice."""
 
 WIN_BONUS = 50.0
 """What winning the game is worth in a rollout that reaches its end, in points."""
@@ -40,6 +43,7 @@ class Budget:
 
     samples: int = 24
     think_ms: int = 300
+    clock: Callable[[], float] | None = None  # seconds; None: no time cap, only `samples`
     max_candidates: int = 8
     horizon: int = 400
     confidence: float = 1.5
@@ -147,19 +151,41 @@ def search(
         return greedy_pick
     sample_world: WorldSampler = _hooks(view["game"]).sample_world
     seat = int(view["you"]["seat"])
+    greedy_k = indexes.index(legal.index(greedy_pick))
     results: list[list[float]] = [[] for _ in indexes]
-    deadline = time.monotonic() + budget.think_ms / 1000
+    alive = list(range(len(indexes)))
+    clock = budget.clock
+    deadline = clock() + budget.think_ms / 1000 if clock else math.inf
     for sample in range(budget.samples):
-        if sample and time.monotonic() > deadline:
+        if sample and clock and clock() > deadline:
             break
         world = sample_world(view, SeededStream(sub_seed(rng), "world"))
         stream = sub_seed(rng)  # the same rollout stream for every candidate in this world
-        for k, index in enumerate(indexes):
-            results[k].append(rollout(world, seat, legal[index], stream, budget.horizon))
-    greedy_k = indexes.index(legal.index(greedy_pick))
-    gains = [clear_gain(r, results[greedy_k], budget.confidence) for r in results]
-    best = max(range(len(indexes)), key=lambda k: (gains[k], k == greedy_k))
-    return copy.deepcopy(dict(legal[indexes[best]]))
+        for k in alive:
+            results[k].append(rollout(world, seat, legal[indexes[k]], stream, budget.horizon))
+        if (sample + 1) % RACE_EVERY == 0:
+            alive = [k for k in alive if k == greedy_k or not clearly_worse(results[k], results[greedy_k])]
+            if alive == [greedy_k]:
+                break
+    gains = [clear_gain(results[k], results[greedy_k], budget.confidence) for k in alive]
+    best = max(range(len(alive)), key=lambda i: (gains[i], alive[i] == greedy_k))
+    return copy.deepcopy(dict(legal[indexes[alive[best]]]))
+
+
+def paired(values: Sequence[float], baseline: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of an action's gain over greedy's choice in the same worlds."""
+    diffs = [v - b for v, b in zip(values, baseline, strict=False)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, math.inf
+    return mean, math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
+
+
+def clearly_worse(values: Sequence[float], baseline: Sequence[float]) -> bool:
+    """An action to stop sampling: its gain over greedy's choice is below zero by a standard error."""
+    mean, error = paired(values, baseline)
+    return mean + error < 0
 
 
 def clear_gain(values: Sequence[float], baseline: Sequence[float], confidence: float) -> float:
@@ -168,18 +194,13 @@ def clear_gain(values: Sequence[float], baseline: Sequence[float], confidence: f
     A gain counts only when it exceeds `confidence` standard errors of the paired differences:
     picking the best of several noisy means would otherwise often pick noise over greedy.
     """
-    diffs = [v - b for v, b in zip(values, baseline, strict=True)]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    if n < 2:
-        return 0.0
-    spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
-    return mean if mean > confidence * spread and mean > 0 else 0.0
+    mean, error = paired(values, baseline)
+    return mean if mean > 0 and mean > confidence * error else 0.0
 
 
-def budget_for(think_ms: int | None) -> Budget:
-    """The default budget with a seat's own time budget, if it set one."""
-    return DEFAULT_BUDGET if think_ms is None else dataclasses.replace(DEFAULT_BUDGET, think_ms=think_ms)
+def budget_for(think_ms: int | None, clock: Callable[[], float]) -> Budget:
+    """The default budget timed by `clock`, with a seat's own time budget if it set one."""
+    return dataclasses.replace(DEFAULT_BUDGET, think_ms=think_ms or DEFAULT_BUDGET.think_ms, clock=clock)
 
 
 def expert_policy(budget: Budget = DEFAULT_BUDGET) -> Callable[..., dict[str, Any]]:

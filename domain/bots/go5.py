@@ -18,16 +18,37 @@ discard, hand sizes, stop cards, scores and the game's values) and its legal act
   when anything else is possible; otherwise the card least worth keeping: keeping a card
   is worth its part in own sets and possible sets, less its value as a hand penalty.
 Ties are broken by the seeded stream.
+
+For the `expert` level (domain/bots/expert.py) the module also deals sampled worlds from a
+seat view (`sample_world`) and shortlists the actions worth a search (`expert_candidates`).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import functools
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from domain.go5 import FEATURES, JOKER, NUMBER_CARDS, card_value, common_features, feature_value
+from domain import engine
+from domain.bots.expert import unseen_cards, world_config
+from domain.go5 import (
+    CANONICAL,
+    CODES,
+    DRAW,
+    FEATURES,
+    JOKER,
+    NUMBER_CARDS,
+    PLAY,
+    STOP,
+    Go5Set,
+    Go5State,
+    card_value,
+    common_features,
+    feature_value,
+    in_order,
+)
 from domain.shuffle import SeededStream
 
 FOUR_BONUS = 4.0
@@ -54,10 +75,11 @@ class Seen:
     options: Mapping[str, Any]
     totals: tuple[int, ...]
     turn: int | None
+    values: Mapping[str, int]
 
     def value(self, card: str) -> int:
         """V-4 with the game's options."""
-        return card_value(card, self.options)
+        return self.values[card]
 
     def sets_of(self, seat: int) -> list[Mapping[str, Any]]:
         return [s for s in self.sets if s["owner"] == seat]
@@ -79,16 +101,32 @@ def read(view: Mapping[str, Any]) -> Seen:
     """The parts of a seat's view the bot uses."""
     table = view["table"]
     players = table["players"]
+    pattern_values, joker_value = tuple(table["pattern_values"]), table["joker_value"]
     return Seen(
         seat=int(view["you"]["seat"]),
         players=len(players),
         hand=tuple(view["you"]["hand"]),
         sets=tuple(s for p in players for s in p["sets"]),
         hand_sizes=tuple(int(p["hand_size"]) for p in players),
-        options={"pattern_values": table["pattern_values"], "joker_value": table["joker_value"]},
+        options={"pattern_values": table["pattern_values"], "joker_value": joker_value},
         totals=tuple(int(s) for s in view["scores"]),
         turn=table["turn"],
+        values=card_values(pattern_values, joker_value),
     )
+
+
+@functools.lru_cache(maxsize=16)
+def card_values(pattern_values: tuple[int, ...], joker_value: int) -> dict[str, int]:
+    """V-4: every card's value under these options (worked out once per set of options)."""
+    options = {"pattern_values": pattern_values, "joker_value": joker_value}
+    return {card: card_value(card, options) for card in CODES}
+
+
+@functools.lru_cache(maxsize=16)
+def mean_number_value(pattern_values: tuple[int, ...], joker_value: int) -> float:
+    """The mean value of a number card under these options."""
+    values = card_values(pattern_values, joker_value)
+    return sum(values[c] for c in NUMBER_CARDS) / len(NUMBER_CARDS)
 
 
 # ---------------------------------------------------------------- the policy
@@ -120,7 +158,20 @@ def _pick(actions: Sequence[Mapping[str, Any]], values: Sequence[float], rng: Se
     """A copy of the highest-valued action; ties by the seeded stream."""
     best = max(values)
     ties = [i for i, v in enumerate(values) if v >= best - TOLERANCE]
-    return copy.deepcopy(dict(actions[rng.choice(ties)]))
+    return copy_action(actions[ties[0] if len(ties) == 1 else rng.choice(ties)])
+
+
+def copy_action(action: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of an action (JSON-like: dicts, lists and plain values), faster than copy.deepcopy."""
+    return {key: _copy_value(value) for key, value in action.items()}
+
+
+def _copy_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return copy_action(value)
+    if isinstance(value, list):
+        return [_copy_value(item) for item in value]
+    return value
 
 
 # ---------------------------------------------------------------- draw (V-7)
@@ -201,7 +252,7 @@ def own_score(seen: Seen) -> float:
 
 def best_rival(seen: Seen) -> float:
     """The best rival round score estimate: their sets less their hand at the mean card value."""
-    mean = sum(seen.value(c) for c in NUMBER_CARDS) / len(NUMBER_CARDS)
+    mean = mean_number_value(tuple(seen.options["pattern_values"]), seen.options["joker_value"])
     estimates = [
         sum(seen.value(c) for s in seen.sets_of(seat) for c in s["cards"]) - mean * seen.hand_sizes[seat]
         for seat in range(seen.players)
@@ -258,3 +309,119 @@ def _partners(card: str, hand: Sequence[str]) -> int:
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Go5's own policies by level."""
+
+
+# ---------------------------------------------------------------- the expert's worlds
+
+
+def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
+    """A whole Go5 game that looks exactly like `view` to its seat: unseen cards dealt at random.
+
+    The seat sees its hand, every set, the top discard and every stop card laid out or
+    played (V-6, V-10). The other hands, the discard pile below its top and the stock are
+    the deck less those cards, shuffled; stop cards are never in a hand (V-6) nor
+    discarded (V-11), so the unseen ones all lie in the stock.
+    """
+    config = world_config(view, rng)
+    table = view["table"]
+    seats = table["players"]
+    sets = tuple(
+        Go5Set(s["id"], s["owner"], s["feature"], s["value"], tuple(s["cards"])) for p in seats for s in p["sets"]
+    )
+    top = [table["discard_top"]] if table["discard_top"] is not None else []
+    hands, under, stock = _deal_unseen(view, [*(c for s in sets for c in s.cards), *top], rng)
+    in_round = view["phase"] in (DRAW, PLAY)
+    state = Go5State(
+        config=config,
+        round=view["round"],
+        dealer=table["dealer"],
+        phase=view["phase"],
+        stock=stock,
+        discard=(*under, *top),
+        hands=hands,
+        stops=tuple(p["stops"] for p in seats),
+        stops_out=table["stops_out"],
+        sets=tuple(sorted(sets, key=lambda s: s.id)),
+        next_set=max((s.id for s in sets), default=0) + 1,
+        turn=table["turn"] if table["turn"] is not None else 0,
+        played=table["played"],
+        stop_played=table["stop_played"],
+        discarder=table["discarded_by"],
+        reshuffles=table["reshuffles"],
+        ended=None if in_round else (table["round_ends"] or [None])[-1],
+        closer=table["closer"],
+        round_scores=tuple(tuple(r) for r in table["round_scores"]),
+        round_ends=tuple(table["round_ends"]),
+        totals=tuple(view["scores"]),
+        winners=tuple(view["result"]["winners"]) if view["result"] else (),
+    )
+    return engine.Snapshot(engine.get_game("go5"), config, state, version=view["version"])
+
+
+def _deal_unseen(
+    view: Mapping[str, Any], on_table: Sequence[str], rng: SeededStream
+) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...]]:
+    """Every hand (the seat's own as seen), the discard pile below its top and the stock, at random.
+
+    The unseen cards are the deck less the seat's hand, the cards on the table and every
+    stop card laid out or played; the unseen stop cards go to the stock only (V-6, V-11).
+    """
+    table, seat = view["table"], int(view["you"]["seat"])
+    seats = table["players"]
+    laid_out = [STOP] * (table["stops_out"] + sum(p["stops"] for p in seats))
+    unseen = unseen_cards(CANONICAL, [*view["you"]["hand"], *on_table, *laid_out], rng)
+    sizes = [0 if p["seat"] == seat else int(p["hand_size"]) for p in seats]
+    sizes.append(max(0, table["discard_size"] - 1))
+    dealt, stock = _split(unseen, sum(sizes))
+    cards = iter(dealt)
+    piles = [tuple(itertools.islice(cards, n)) for n in sizes]
+    hands = tuple(tuple(view["you"]["hand"]) if s == seat else in_order(piles[s]) for s in range(len(seats)))
+    return hands, piles[-1], tuple(stock)
+
+
+def _split(unseen: Sequence[str], need: int) -> tuple[list[str], list[str]]:
+    """The first `need` cards of `unseen` that are no stop card (to deal), and the rest in order (the stock)."""
+    dealt: list[str] = []
+    stock: list[str] = []
+    for card in unseen:
+        (dealt if card != STOP and len(dealt) < need else stock).append(card)
+    return dealt, stock
+
+
+CLOSE_CALL = 3.0
+"""How near greedy's best value a play or a discard must be for the expert to search it, in points."""
+
+
+def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
+    """Go5's shortlist for the expert: both draws (V-7), and the close calls among plays (V-8),
+    the stop card (V-10) and discards (V-11), plays and discards sharing the limit.
+
+    A Go5 call (V-13) is not searched: greedy always calls.
+    """
+    kinds = {a["type"] for a in legal}
+    if "go5" in kinds:
+        return []
+    if "draw" in kinds:
+        return list(range(len(legal)))[:limit]
+    seen = read(view)
+    plays = _close([i for i, a in enumerate(legal) if a["type"] in ("meld", "lay_off", "swap")], legal, seen)
+    discards = _close([i for i, a in enumerate(legal) if a["type"] == "discard"], legal, seen)
+    stop = [i for i, a in enumerate(legal) if a["type"] == "stop"]
+    share = max(1, (limit - len(stop)) // 2)
+    return [*plays[:share], *stop, *discards[:share]][:limit]
+
+
+def _close(indexes: Sequence[int], legal: Sequence[Mapping[str, Any]], seen: Seen) -> list[int]:
+    """`indexes` best first, as far as greedy values them within CLOSE_CALL of the best."""
+    if not indexes:
+        return []
+    values = {i: _greedy_value(legal[i], seen) for i in indexes}
+    best = max(values.values())
+    return sorted((i for i in indexes if values[i] >= best - CLOSE_CALL), key=lambda i: -values[i])
+
+
+def _greedy_value(action: Mapping[str, Any], seen: Seen) -> float:
+    """Greedy's value of a play or a discard (higher is better)."""
+    if action["type"] == "discard":
+        return -keep_value(action["card"], seen)
+    return play_value(action, seen)

@@ -124,12 +124,27 @@ def action_value(action: Mapping[str, Any], grid: Ranks, drawn: str | None, top:
 
 
 def draw_value(grid: Ranks, model: Model) -> float:
-    """G-6: the average, over unseen ranks, of the best use of the drawn card."""
+    """G-6: the average, over unseen ranks, of the best use of the drawn card.
+
+    The same as taking the best `outcome(place(grid, p, rank))`, worked out column by column:
+    a card placed changes only its own column's estimate.
+    """
     toss = discard_value(grid, model)
+    cols = COLUMN_POSITIONS[len(grid)]
+    values = [column_value(tuple(grid[q] for q in col), model) for col in cols]
+    unknown = grid.count(UNKNOWN)
     total = 0.0
     for rank, prob in model.probs.items():
-        swaps = [outcome(place(grid, p, rank), model) for p, cell in enumerate(grid) if cell is not None]
-        total += prob * min([toss, *swaps])
+        best = toss
+        for p, cell in enumerate(grid):
+            if cell is None:
+                continue
+            c = p % COLUMNS
+            placed = values.copy()
+            placed[c] = column_value(tuple(rank if q == p else grid[q] for q in cols[c]), model)
+            score = _penalised(sum_columns(placed), unknown - (cell == UNKNOWN), model)
+            best = min(best, score)
+        total += prob * best
     return total
 
 
@@ -148,8 +163,12 @@ def flip_value(grid: Ranks, position: int, model: Model) -> float:
 
 def outcome(grid: Ranks, model: Model) -> float:
     """A grid's estimated score, plus the G-14 penalty when it ends the round unsafely."""
-    score = estimate(grid, model)
-    if model.may_end and UNKNOWN not in grid and score > model.rivals - END_MARGIN:
+    return _penalised(estimate(grid, model), grid.count(UNKNOWN), model)
+
+
+def _penalised(score: float, unknown: int, model: Model) -> float:
+    """G-14: a grid with no face-down card left ends the round; unsafe unless clearly lowest."""
+    if model.may_end and unknown == 0 and score > model.rivals - END_MARGIN:
         return score + ASSUMED_PENALTY
     return score
 
@@ -174,14 +193,23 @@ def columns(size: int) -> list[tuple[int, ...]]:
 
 def estimate(grid: Ranks, model: Model) -> float:
     """Expected G-13 score of a grid whose face-down cards are independent unseen cards."""
+    return sum_columns([column_value(tuple(grid[p] for p in col), model) for col in COLUMN_POSITIONS[len(grid)]])
+
+
+def sum_columns(values: Sequence[float]) -> float:
+    """A grid's estimate from its columns', added left to right."""
     total = 0.0
-    for col in COLUMN_POSITIONS[len(grid)]:
-        cells = tuple(grid[p] for p in col)
-        value = model.columns_seen.get(cells)
-        if value is None:
-            value = model.columns_seen[cells] = column_estimate(cells, model)
+    for value in values:
         total += value
     return total
+
+
+def column_value(cells: Ranks, model: Model) -> float:
+    """`column_estimate`, worked out once per column under a model."""
+    value = model.columns_seen.get(cells)
+    if value is None:
+        value = model.columns_seen[cells] = column_estimate(cells, model)
+    return value
 
 
 COLUMN_POSITIONS = {size: columns(size) for size in (6, 9)}

@@ -101,7 +101,7 @@ def test_unknown_level_and_game_without_greedy_are_refused() -> None:
         policy_for("golf", "genius")
     with pytest.raises(ValueError, match="no 'greedy' bot for game 'chess'"):
         policy_for("chess", "greedy")
-    assert set(LEVELS) == {"random", "greedy"}
+    assert set(LEVELS) == {"random", "greedy", "expert"}
     assert policy_for("golf", "greedy") is golf_bot.greedy
 
 

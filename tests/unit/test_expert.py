@@ -1,0 +1,115 @@
+"""The expert level: it sees only its seat's view (C-6), its worlds agree with that view, it is deterministic."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from domain import engine
+from domain.bots import LEVELS, choose_action, expert
+from domain.shuffle import SeededStream
+
+TINY = expert.Budget(samples=2, think_ms=10**6, max_candidates=3, horizon=400)
+GAMES = {"golf": 2, "romme": 2, "switch": 4, "go5": 2}
+
+
+def decision_points(game_id: str, players: int, seed: str, limit: int) -> Iterator[tuple[engine.Snapshot[Any], int]]:
+    """(snapshot, seat to act) along a greedy game, up to `limit` decisions."""
+    snap, _ = engine.start(engine.make_config(game_id, players, {}, seed))
+    for step in range(limit):
+        if snap.finished:
+            return
+        seat = snap.to_act()[0]
+        yield snap, seat
+        legal = engine.legal_actions(snap, seat)
+        action = choose_action(game_id, "greedy", engine.view(snap, seat), legal, SeededStream(seed, str(step)))
+        snap, _ = engine.act(snap, seat, action)
+
+
+def as_json(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The view as a client would receive it: a fresh JSON object with no link to any state."""
+    copied: dict[str, Any] = json.loads(json.dumps(view))
+    return copied
+
+
+def test_expert_is_a_level_of_every_game() -> None:
+    assert "expert" in LEVELS
+    for game_id in GAMES:
+        assert callable(importlib.import_module(f"domain.bots.{game_id}").sample_world), game_id
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_expert_information_boundary(game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """C-6: the expert gets a JSON copy of the seat view and nothing else. Every world it builds has a
+    seed of its own, looks exactly like that view to the seat, and never reproduces the real hidden
+    cards (stock and other hands): it cannot reach the seed, the stock or the other hands."""
+    hooks = importlib.import_module(f"domain.bots.{game_id}")
+    worlds: list[engine.Snapshot[Any]] = []
+    real_sampler = hooks.sample_world
+
+    def recording_sampler(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
+        world = real_sampler(view, rng)
+        worlds.append(world)
+        return world
+
+    monkeypatch.setattr(hooks, "sample_world", recording_sampler)
+    seed = f"boundary-{game_id}"
+    decisions = same_hidden = 0
+    for snap, seat in decision_points(game_id, GAMES[game_id], seed, limit=60):
+        view = as_json(engine.view(snap, seat))
+        assert seed not in json.dumps(view)
+        worlds.clear()
+        action = expert.search(view, engine.legal_actions(snap, seat), SeededStream("bot", str(snap.version)), TINY)
+        assert action in engine.legal_actions(snap, seat)
+        for world in worlds:
+            decisions += 1
+            assert world.config.seed != seed
+            assert engine.view(world, seat) == engine.view(snap, seat)
+            same_hidden += engine.full_view(world)["table"] == engine.full_view(snap)["table"]
+    assert decisions > 0, "the expert searched no decision at all"
+    assert same_hidden < decisions, "the worlds reproduce the real hidden cards"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_worlds_agree_with_the_view_and_differ_by_bot_seed(game_id: str) -> None:
+    """A sampled world is the real game as far as the seat can tell: the same view, the same legal actions."""
+    hooks = importlib.import_module(f"domain.bots.{game_id}")
+    differing = 0
+    for snap, seat in decision_points(game_id, GAMES[game_id], f"worlds-{game_id}", limit=40):
+        view = as_json(engine.view(snap, seat))
+        first = hooks.sample_world(view, SeededStream("one", "w"))
+        second = hooks.sample_world(view, SeededStream("two", "w"))
+        for world in (first, second):
+            assert engine.view(world, seat) == engine.view(snap, seat)
+            assert engine.legal_actions(world, seat) == engine.legal_actions(snap, seat)
+        differing += engine.full_view(first)["table"] != engine.full_view(second)["table"]
+    assert differing > 0, "two bot seeds gave the same hidden cards every time"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_expert_is_deterministic_for_its_own_seed(game_id: str) -> None:
+    for snap, seat in decision_points(game_id, GAMES[game_id], f"same-{game_id}", limit=12):
+        view, legal = engine.view(snap, seat), engine.legal_actions(snap, seat)
+        first = expert.search(view, legal, SeededStream("bot", "x"), TINY)
+        again = expert.search(as_json(view), legal, SeededStream("bot", "x"), TINY)
+        assert first == again
+
+
+def test_utility_is_the_lead_over_the_others_mean() -> None:
+    """C-7 direction: in Golf the lowest total leads, so a lower own total is worth more."""
+    snap, _ = engine.start(engine.make_config("golf", 3, {}, "utility"))
+    state = snap.state
+    ahead = engine.Snapshot(snap.game, snap.config, type(state)(**{**state.__dict__, "totals": (1, 5, 9)}))
+    assert expert.utility(ahead, 0) == pytest.approx(6.0)
+    assert expert.utility(ahead, 2) == pytest.approx(-6.0)
+
+
+def test_unseen_cards_is_the_deck_less_what_is_seen() -> None:
+    left = expert.unseen_cards(["AS", "AS", "2H", "3C"], ["AS", "3C"], SeededStream("u", "1"))
+    assert sorted(left) == ["2H", "AS"]
+    with pytest.raises(ValueError):
+        expert.unseen_cards(["AS"], ["KD"], SeededStream("u", "1"))
