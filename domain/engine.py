@@ -127,8 +127,11 @@ class Game(abc.ABC, Generic[S]):
         """Everything, hidden cards and stock order included (finished games only)."""
 
     def standing(self, state: S) -> tuple[int, tuple[int, ...]]:
-        """The round under way and every seat's total so far (the expert bot's yardstick)."""
-        return int(getattr(state, "round")), tuple(getattr(state, "totals"))
+        """The round under way and every seat's total so far (the expert bot's yardstick).
+
+        Every game's state has `round` and `totals`; S is generic, hence the lookups by name.
+        """
+        return int(getattr(state, "round")), tuple(getattr(state, "totals"))  # noqa: B009
 
     def is_card(self, code: object) -> bool:
         """True for a card code of this game (C-1; Go5 overrides with its own codes)."""

@@ -30,6 +30,7 @@ Choices this module makes where the rules leave room (each documented where it a
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -345,6 +346,7 @@ class Romme(Game[RommeState]):
     max_players = 4
     players_rule = "R-1"
     end_rule = "R-22"
+    lowest_wins = False  # R-22: the most points wins
     options = (
         OptionSpec("target", "points that end the game after a round (R-22)", 1000, 1, 100_000),
         FlagOption("hand_aus_doubles", "house rule: going out in one turn without earlier melds doubles (R-20)", False),
@@ -989,10 +991,11 @@ def lay_offs(state: RommeState, seat: int) -> list[tuple[int, str, str | None]]:
     hand = state.hands[seat]
     if len(hand) < 2:
         return []
+    cards = rm.sort_cards(set(hand))
     out: list[tuple[int, str, str | None]] = []
     for meld in state.own_melds(seat):
-        for card in rm.sort_cards(set(hand)):
-            out += [(meld.id, card, end) for end in rm.lay_off_ends(meld.kind, meld.cards, card)]
+        fits = rm.lay_off_fits(meld.kind, meld.cards)
+        out += [(meld.id, card, end) for card in cards for end in fits.get(card, ())]
     return out
 
 
@@ -1015,6 +1018,18 @@ def swaps(state: RommeState, seat: int) -> list[tuple[int, str]]:
 
 def meld_view(meld: LaidMeld) -> dict[str, Any]:
     """A meld as everyone sees it: id, owner, kind, cards in order, what each joker stands for."""
+    seen = _meld_view(meld)
+    return {
+        **seen,
+        "cards": list(seen["cards"]),
+        "stands_for": list(seen["stands_for"]),
+        "jokers": [dict(j) for j in seen["jokers"]],
+    }
+
+
+@functools.lru_cache(maxsize=rm.CACHE_SIZE)
+def _meld_view(meld: LaidMeld) -> dict[str, Any]:
+    """`meld_view` worked out once per meld (its lists are copied for each caller)."""
     stands = rm.represented(meld.kind, meld.cards)
     out: dict[str, Any] = {
         "id": meld.id,
@@ -1034,6 +1049,14 @@ def meld_view(meld: LaidMeld) -> dict[str, Any]:
         out["low"] = stands[0]
         out["high"] = stands[-1]
     return out
+
+
+def seat_meld_points(state: RommeState) -> list[int]:
+    """R-18 / R-19: the value of each seat's melds."""
+    totals = [0] * state.players
+    for meld in state.melds:
+        totals[meld.seat] += _meld_view(meld)["points"]
+    return totals
 
 
 def _table(state: RommeState) -> dict[str, Any]:
@@ -1063,7 +1086,7 @@ def _table(state: RommeState) -> dict[str, Any]:
         "discard_size": len(state.discard),
         "hand_sizes": [len(h) for h in state.hands] if state.hands else [0] * state.players,
         "melds": [meld_view(m) for m in state.melds],
-        "meld_points": [rm.points(c for m in state.own_melds(s) for c in m.cards) for s in range(state.players)],
+        "meld_points": seat_meld_points(state),
         "out_of_game": list(state.out),
         "went_out": state.went_out,
         "face_down": len(state.face_down),

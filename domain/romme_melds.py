@@ -13,7 +13,9 @@ R-10 (keep a card), R-12's one-set-per-rank merge and R-7/R-8 for the discard pi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import types
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
@@ -30,6 +32,8 @@ ENDS = (LOW, HIGH)
 RANK_INDEX: Mapping[str, int] = {rank: i for i, rank in enumerate(RANKS)}
 SUIT_INDEX: Mapping[str, int] = {suit: i for i, suit in enumerate(SUITS)}
 CYCLE = len(RANKS)
+CACHE_SIZE = 1 << 14
+"""Entries kept by each cache of a pure function here (bots ask the same questions again and again)."""
 
 Cards = tuple[str, ...]
 Meld = tuple[str, Cards]
@@ -51,6 +55,11 @@ def suit(card: str) -> str:
 
 def card_key(card: str) -> tuple[int, int]:
     """C-3 order: suits S H D C, ranks A ... K, the joker last."""
+    key = _KEYS.get(card)
+    return key if key is not None else _card_key(card)
+
+
+def _card_key(card: str) -> tuple[int, int]:
     if card == JOKER:
         return (len(SUITS), 0)
     return (SUIT_INDEX[suit(card)], RANK_INDEX[rank(card)])
@@ -63,6 +72,11 @@ def sort_cards(cards: Iterable[str]) -> Cards:
 
 def card_value(card: str) -> int:
     """R-18: 2-9 = 5; 10, J, Q, K = 10; A = 20; joker = 20; QS = 100."""
+    value = _VALUES.get(card)
+    return value if value is not None else _card_value(card)
+
+
+def _card_value(card: str) -> int:
     if card == JOKER:
         return 20
     if card == "QS":
@@ -77,7 +91,15 @@ def card_value(card: str) -> int:
 
 def points(cards: Iterable[str]) -> int:
     """R-18: the value of some cards (a meld, a hand); a joker counts 20 wherever it lies."""
-    return sum(card_value(card) for card in cards)
+    return sum(map(card_value, cards))
+
+
+SUIT_ROWS: Mapping[str, Cards] = {s: tuple(r + s for r in RANKS) for s in SUITS}
+"""Each suit's card codes, A ... K."""
+_CODES = (*(c for s in SUITS for c in SUIT_ROWS[s]), JOKER)
+_KEYS: Mapping[str, tuple[int, int]] = {c: _card_key(c) for c in _CODES}
+_VALUES: Mapping[str, int] = {c: _card_value(c) for c in _CODES}
+"""Every card's C-3 key and R-18 value, worked out once."""
 
 
 def code(rank_index: int, suit_code: str) -> str:
@@ -165,6 +187,11 @@ def run_start(cards: Sequence[str]) -> tuple[str, int]:
 def represented(kind: str, cards: Sequence[str]) -> tuple[str, ...]:
     """What each card of a valid meld stands for: itself, or for a joker (R-14) the card at its
     place in a run (`"6H"`) or the set's rank in a set (`"Q"`)."""
+    return _represented(kind, tuple(cards))
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _represented(kind: str, cards: Cards) -> tuple[str, ...]:
     if kind == SET:
         r = set_rank(cards)
         return tuple(r if c == JOKER else c for c in cards)
@@ -195,9 +222,24 @@ def lay_off_result(kind: str, cards: Sequence[str], card: str, end: str | None) 
 
 def lay_off_ends(kind: str, cards: Sequence[str], card: str) -> tuple[str | None, ...]:
     """Where `card` fits on a meld: `(None,)` for a set that takes it, else the run ends that do."""
+    return _lay_off_ends(kind, tuple(cards), card)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _lay_off_ends(kind: str, cards: Cards, card: str) -> tuple[str | None, ...]:
     if kind == SET:
         return (None,) if lay_off_result(SET, cards, card, None) is not None else ()
     return tuple(end for end in ENDS if lay_off_result(RUN, cards, card, end) is not None)
+
+
+def lay_off_fits(kind: str, cards: Sequence[str]) -> Mapping[str, tuple[str | None, ...]]:
+    """Every card code that fits the meld (R-15), with `lay_off_ends` of each; read-only."""
+    return _lay_off_fits(kind, tuple(cards))
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _lay_off_fits(kind: str, cards: Cards) -> Mapping[str, tuple[str | None, ...]]:
+    return types.MappingProxyType({c: ends for c in _CODES if (ends := _lay_off_ends(kind, cards, c))})
 
 
 def swap_index(kind: str, cards: Sequence[str], card: str) -> int | None:
@@ -209,6 +251,11 @@ def swap_index(kind: str, cards: Sequence[str], card: str) -> int | None:
     """
     if card == JOKER or JOKER not in cards:
         return None
+    return _swap_index(kind, tuple(cards), card)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _swap_index(kind: str, cards: Cards, card: str) -> int | None:
     if kind == SET:
         index = cards.index(JOKER)
         swapped = (*cards[:index], card, *cards[index + 1 :])
@@ -260,6 +307,7 @@ def iter_sets(
     counts = Counter(hand)
     held_jokers = counts[JOKER] if jokers_max is None else min(counts[JOKER], jokers_max)
     by_rank = _naturals_by_rank(counts)
+    largest = min(MAX_SET, sizes.stop - 1)
     for r in RANKS:
         suits = by_rank.get(r)
         if not suits:
@@ -267,8 +315,8 @@ def iter_sets(
         choices = [range(suits.get(s, 0), -1, -1) for s in SUITS]
         for copies in itertools.product(*choices):
             naturals = sum(copies)
-            if naturals == 0:
-                continue
+            if naturals == 0 or naturals > largest or naturals + held_jokers < sizes.start:
+                continue  # no number of jokers makes a size in `sizes`
             base = tuple(r + s for s, n in zip(SUITS, copies, strict=True) for _ in range(n))
             for jokers in range(0, held_jokers + 1):
                 size = naturals + jokers
@@ -290,24 +338,37 @@ def iter_runs(
     """
     counts = Counter(hand)
     jokers = counts[JOKER]
+    longest = min(lengths.stop - 1, MAX_RUN)
+    held_by_suit = _held_by_suit(counts)
     for s in SUITS:
-        held = [counts[code(i, s)] > 0 for i in range(CYCLE)]
+        held = held_by_suit[s]
         if not any(held):
             continue
+        row = [c if h else JOKER for c, h in zip(SUIT_ROWS[s], held, strict=True)] * 2  # twice: round the corner
         for start in range(CYCLE):
             missing = 0
-            for length in range(1, min(lengths.stop - 1, MAX_RUN) + 1):
+            for length in range(1, longest + 1):
                 if not held[(start + length - 1) % CYCLE]:
                     missing += 1
                 if missing > jokers:
                     break  # a longer run from this place misses at least as many cards
                 if length < lengths.start or missing == length:
                     continue
-                natural = tuple(code(start + i, s) if held[(start + i) % CYCLE] else JOKER for i in range(length))
+                natural = tuple(row[start : start + length])
                 if natural_first:
                     yield natural
                 else:
                     yield from _joker_variants(natural, jokers - missing)
+
+
+def _held_by_suit(counts: Counter[str]) -> dict[str, list[bool]]:
+    """suit -> for each rank index A ... K, whether the hand holds that natural card."""
+    held = {s: [False] * CYCLE for s in SUITS}
+    for card, count in counts.items():
+        index, row = RANK_INDEX.get(rank(card)), held.get(suit(card))
+        if count > 0 and index is not None and row is not None:
+            row[index] = True
+    return held
 
 
 def _joker_variants(natural: Cards, spare: int) -> Iterator[Cards]:
@@ -368,7 +429,12 @@ def natural_melds(hand: Iterable[str]) -> list[Meld]:
 def candidate_melds(hand: Iterable[str], cap: int) -> list[Meld]:
     """A finite, canonical list of melds for `legal_actions`: `natural_melds` (longest first),
     then every three-card meld, without repeats, at most `cap` of them."""
-    cards = tuple(hand)
+    return list(_candidate_melds(tuple(sorted(hand)), cap))
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _candidate_melds(cards: Cards, cap: int) -> tuple[Meld, ...]:
+    """`candidate_melds` of a hand in a canonical order (the list depends only on the multiset)."""
     natural = sorted(natural_melds(cards), key=lambda m: -len(m[1]))
     out: list[Meld] = []
     seen: set[Meld] = set()
@@ -378,4 +444,4 @@ def candidate_melds(hand: Iterable[str], cap: int) -> list[Meld]:
             out.append(meld)
             if len(out) >= cap:
                 break
-    return out
+    return tuple(out)

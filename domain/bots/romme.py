@@ -25,8 +25,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from domain import engine
 from domain import romme_melds as rm
+from domain.bots.expert import unseen_cards, world_config
 from domain.cards import JOKER
+from domain.romme import CUT, LaidMeld, RommeState, RoundResult
 from domain.shuffle import SeededStream
 
 TAKE_MARGIN = 10
@@ -83,25 +86,40 @@ def choose_draw(
 ) -> Mapping[str, Any]:
     """R-6 / R-7 / R-21: draw, unless taking the discard pile pays (or the stock is empty)."""
     draws = [a for a in legal if a["type"] == "draw"]
+    valued = take_values(view, legal, hand, melds)
+    if not valued:
+        return draws[0]
+    best, best_value = valued[0]
+    if not draws:
+        return best
+    return best if best_value > draw_value(hand, melds) else draws[0]
+
+
+def draw_value(hand: tuple[str, ...], melds: list[OwnMeld]) -> float:
+    """What a take must beat to be preferred to drawing: the plan now, the hope of a draw, a margin."""
+    return plan_value(hand, melds) + DRAW_HOPE + TAKE_MARGIN
+
+
+def take_values(
+    view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], hand: tuple[str, ...], melds: list[OwnMeld]
+) -> list[tuple[Mapping[str, Any], float]]:
+    """The ways to take the pile valued in full (the TAKES_VALUED best by meld), best value first:
+    the meld's points plus the plan for the hand then held, the rest of the pile included."""
     takes = [a for a in legal if a["type"] == "take_discard"]
     if not takes:
-        return draws[0]
+        return []
     pile = list(view["table"]["discard"])
     rest = pile[:-1]
     ranked = sorted(takes, key=lambda a: _meld_key(a["meld"]["kind"], a["meld"]["cards"]), reverse=True)
-    best, best_value = None, float("-inf")
+    valued: list[tuple[Mapping[str, Any], float]] = []
     for take in ranked[:TAKES_VALUED]:
         kind, cards = take["meld"]["kind"], tuple(take["meld"]["cards"])
         used = list(cards)
         used.remove(pile[-1])
         after = _minus(hand, used) + tuple(rest)
-        value = rm.points(cards) + plan_value(after, _with_meld(melds, kind, cards))
-        if value > best_value:
-            best, best_value = take, value
-    assert best is not None
-    if not draws:
-        return best
-    return best if best_value > plan_value(hand, melds) + DRAW_HOPE + TAKE_MARGIN else draws[0]
+        valued.append((take, rm.points(cards) + plan_value(after, _with_meld(melds, kind, cards))))
+    order = sorted(range(len(valued)), key=lambda i: (-valued[i][1], i))  # the first of equal values first
+    return [valued[i] for i in order]
 
 
 # ---------------------------------------------------------------- after the draw
@@ -178,13 +196,18 @@ def choose_discard(
     view: Mapping[str, Any], discards: Sequence[Mapping[str, Any]], hand: Sequence[str], rng: SeededStream
 ) -> Mapping[str, Any]:
     """The card the hand needs least; high values and the hopeless QS go first."""
+    scored = discard_scores(view, discards, hand)
+    lowest = min(scored)
+    ties = [i for i, s in enumerate(scored) if s == lowest]
+    return discards[ties[rng.below(len(ties))]]
+
+
+def discard_scores(view: Mapping[str, Any], discards: Sequence[Mapping[str, Any]], hand: Sequence[str]) -> list[float]:
+    """`keep_score` of each discard's card: how much the hand wants to keep it."""
     counts = Counter(hand)
     sizes = [s for i, s in enumerate(view["table"]["hand_sizes"]) if i != view["you"]["seat"]]
     danger = min(sizes, default=15) <= 4
-    scored = [(keep_score(a["card"], counts, danger), i) for i, a in enumerate(discards)]
-    lowest = min(s for s, _ in scored)
-    ties = [i for s, i in scored if s == lowest]
-    return discards[ties[rng.below(len(ties))]]
+    return [keep_score(a["card"], counts, danger) for a in discards]
 
 
 def keep_score(card: str, counts: Counter[str], danger: bool) -> float:
@@ -267,11 +290,14 @@ def greedy_plan(hand: tuple[str, ...], melds: list[OwnMeld]) -> tuple[int, tuple
 def _place(melds: list[OwnMeld], card: str) -> list[OwnMeld] | None:
     """The melds with `card` laid off on the first that takes it (R-15), or None."""
     for i, (meld_id, kind, cards) in enumerate(melds):
-        for end in rm.lay_off_ends(kind, cards, card):
-            result = rm.lay_off_result(kind, cards, card, end)
-            assert result is not None
-            return [*melds[:i], (meld_id, kind, result), *melds[i + 1 :]]
+        for end in rm.lay_off_fits(kind, cards).get(card, ()):
+            return [*melds[:i], (meld_id, kind, _laid_off(cards, card, end)), *melds[i + 1 :]]
     return None
+
+
+def _laid_off(cards: tuple[str, ...], card: str, end: str | None) -> tuple[str, ...]:
+    """A meld after a lay-off that fits (R-15): the card at the low end of a run, else at the end."""
+    return (card, *cards) if end == rm.LOW else (*cards, card)
 
 
 # ---------------------------------------------------------------- the search for a way out
@@ -312,11 +338,12 @@ def _moves(hand: tuple[str, ...], melds: list[OwnMeld]) -> list[Move]:
             action: dict[str, Any] = {"type": "meld", "kind": kind, "cards": list(cards)}
             moves.append((action, _minus(hand, cards), _with_meld(melds, kind, cards)))
     if len(hand) > 1:
+        distinct = sorted(set(hand), key=rm.card_key)
         for i, (meld_id, kind, cards) in enumerate(melds):
-            for card in sorted(set(hand), key=rm.card_key):
-                for end in rm.lay_off_ends(kind, cards, card):
-                    result = rm.lay_off_result(kind, cards, card, end)
-                    assert result is not None
+            fits = rm.lay_off_fits(kind, cards)
+            for card in distinct:
+                for end in fits.get(card, ()):
+                    result = _laid_off(cards, card, end)
                     action = {"type": "lay_off", "meld": meld_id, "card": card, **({"end": end} if end else {})}
                     moves.append((action, _minus(hand, [card]), [*melds[:i], (meld_id, kind, result), *melds[i + 1 :]]))
                 index = rm.swap_index(kind, cards, card)
@@ -333,3 +360,164 @@ def _moves(hand: tuple[str, ...], melds: list[OwnMeld]) -> list[Move]:
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Rommé's own policies by level."""
+
+
+# ---------------------------------------------------------------- the expert's worlds
+
+
+def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
+    """A whole Rommé game that looks exactly like `view` to its seat: unseen cards dealt at random.
+
+    Before the cut (R-3) the whole deck is unseen. In play the other hands and the stock
+    are the deck less every card the seat can see (its hand, the discard pile, the melds
+    and the jokers out of the game, R-17), shuffled; the lucky grab (R-4) is public, so
+    the cutter keeps those of its grabbed cards that the table does not show elsewhere.
+    """
+    config = world_config(view, rng)
+    game = engine.get_game("romme")
+    deck = game.canonical_deck(config.players, config.options)
+    if view["phase"] == CUT:
+        state = _world_state(view, config, deck=tuple(unseen_cards(deck, [], rng)))
+        return engine.Snapshot(game, config, state, version=view["version"])
+    table = view["table"]
+    melds = tuple(LaidMeld(int(m["id"]), int(m["seat"]), str(m["kind"]), tuple(m["cards"])) for m in table["melds"])
+    own = tuple(view["you"]["hand"])
+    shown = [*table["discard"], *(c for m in melds for c in m.cards), *table["out_of_game"]]
+    unseen = unseen_cards(deck, [*own, *shown], rng)
+    hands = _world_hands(view, own, shown, unseen)
+    state = _world_state(
+        view,
+        config,
+        cut_position=table["cut"]["position"],
+        grabbed=tuple(table["cut"]["grabbed"]),
+        grab_done=True,
+        stock=tuple(unseen),
+        discard=tuple(table["discard"]),
+        hands=hands,
+        melds=melds,
+        next_meld=len(melds) + 1,
+        out=tuple(table["out_of_game"]),
+        turn=table["turn"],
+        drawn=table["drawn"],
+        fresh=_fresh(table, melds),
+    )
+    return engine.Snapshot(game, config, state, version=view["version"])
+
+
+def _world_state(view: Mapping[str, Any], config: engine.GameConfig, **round_fields: Any) -> RommeState:
+    """The state of a world: the public round and game facts of `view`, and `round_fields`."""
+    table = view["table"]
+    last = table["last_round"]
+    return RommeState(
+        config=config,
+        round=view["round"],
+        dealer=table["dealer"],
+        phase=view["phase"],
+        hands=round_fields.pop("hands", ((),) * config.players),
+        round_scores=tuple(tuple(r) for r in table["round_scores"]),
+        totals=tuple(view["scores"]),
+        last_round=None if last is None else _round_result(last),
+        mark_reached=table["mark_reached"],
+        **round_fields,
+    )
+
+
+def _round_result(last: Mapping[str, Any]) -> RoundResult:
+    return RoundResult(
+        last["round"],
+        last["winner"],
+        last["reason"],
+        last["doubled"],
+        tuple(last["meld_points"]),
+        tuple(last["hand_points"]),
+        tuple(last["scores"]),
+    )
+
+
+def _world_hands(
+    view: Mapping[str, Any], own: tuple[str, ...], shown: Sequence[str], unseen: list[str]
+) -> tuple[tuple[str, ...], ...]:
+    """Every hand: the seat's own, the others of the right sizes from the end of `unseen`
+    (the cutter's first with its grabbed cards that are not shown elsewhere)."""
+    table, seat = view["table"], int(view["you"]["seat"])
+    sizes = table["hand_sizes"]
+    hands: list[tuple[str, ...]] = []
+    for other, size in enumerate(sizes):
+        if other == seat:
+            hands.append(own)
+            continue
+        kept = _kept_grab(table, other, shown, unseen)[:size]
+        for card in kept:
+            unseen.remove(card)
+        hands.append(rm.sort_cards([*kept, *(unseen.pop() for _ in range(size - len(kept)))]))
+    return tuple(hands)
+
+
+def _kept_grab(table: Mapping[str, Any], other: int, shown: Sequence[str], unseen: Sequence[str]) -> list[str]:
+    """R-4: the grabbed cards the cutter `other` may still hold (not shown on the table, still unseen)."""
+    cut = table["cut"]
+    if cut is None or cut["by"] != other:
+        return []
+    left = Counter(cut["grabbed"])
+    left.subtract(shown)
+    left &= Counter(unseen)
+    return sorted(left.elements(), key=rm.card_key)
+
+
+def _fresh(table: Mapping[str, Any], melds: Sequence[LaidMeld]) -> bool:
+    """R-20: whether the player to act had no meld when the turn began. Not drawn yet: it has none
+    now. Drawn: a guess, that its melds (if any) are the latest ones laid, i.e. laid this turn."""
+    turn = table["turn"]
+    own = [m.id for m in melds if m.seat == turn]
+    if not table["drawn"] or not own:
+        return not own
+    return all(m.seat == turn for m in melds if m.id > min(own))
+
+
+DISCARD_CLOSE = 16.0
+"""How near the card greedy needs least another card must be (in `keep_score`) for the expert to search it."""
+QS_ALTERNATIVES = 2
+"""When greedy would throw the QS away, how many of the next cards it needs least the expert weighs against that."""
+
+
+def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
+    """Rommé's shortlist for the expert, as indexes into `legal` (greedy's own choice is added to it):
+
+    - the cut (R-3) is blind and going out (R-19) is always right: nothing to search;
+    - drawing (R-6) against the best ways to take the discard pile (R-7);
+    - with a meld, lay-off or swap at hand (R-9): laying now against discarding the card greedy
+      needs least and holding the melds for a later turn (a meld kept in hand can still take the
+      pile, R-7), unless the hand can go out this turn;
+    - discards (R-11): the cards within DISCARD_CLOSE of the one greedy needs least; when that is
+      the QS, the QS against the next QS_ALTERNATIVES cards (it costs 100 in hand, R-19, but is
+      worth 100 in a meld).
+    """
+    types = {a["type"] for a in legal}
+    hand = tuple(view["you"]["hand"])
+    if "cut" in types:
+        return []
+    if types & {"draw", "take_discard"}:
+        return _draw_shortlist(view, legal, hand, limit)
+    if len(hand) == 1:
+        return []
+    discards = [i for i, a in enumerate(legal) if a["type"] == "discard"]
+    scores = discard_scores(view, [legal[i] for i in discards], hand)
+    order = sorted(range(len(discards)), key=lambda k: scores[k])
+    ranked = [discards[k] for k in order]
+    if types & {"meld", "lay_off", "swap_joker"}:
+        way_out = len(hand) <= SEARCH_HAND and search_way_out(hand, own_melds(view, int(view["you"]["seat"])))
+        return [] if way_out else ranked[:1]
+    if legal[ranked[0]]["card"] == "QS":
+        return ranked[: 1 + QS_ALTERNATIVES][:limit]
+    return [discards[k] for k in order if scores[k] <= scores[order[0]] + DISCARD_CLOSE][:limit]
+
+
+def _draw_shortlist(
+    view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], hand: tuple[str, ...], limit: int
+) -> list[int]:
+    """Drawing and the ways to take the pile greedy values best, when both are open (R-6, R-7, R-21)."""
+    draws = [i for i, a in enumerate(legal) if a["type"] == "draw"]
+    valued = take_values(view, legal, hand, own_melds(view, int(view["you"]["seat"])))
+    if not draws or not valued:
+        return []
+    return [*draws, *(legal.index(take) for take, _ in valued)][:limit]

@@ -20,14 +20,15 @@ Jacks and jokers are so kept for the turns when nothing else can be played.
 
 from __future__ import annotations
 
-import copy
-from collections import Counter
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from domain import engine
+from domain.bots.expert import unseen_cards, world_config
 from domain.cards import JOKER, rank_of, suit_of
 from domain.shuffle import SeededStream
-from domain.switch import card_value
+from domain.switch import CLOCKWISE, COUNTERCLOCKWISE, SwitchState, card_value, matches
 
 Value = tuple[float, ...]
 
@@ -40,31 +41,68 @@ ATTACK_BONUS = {"2": 5, "8": 2}
 
 def greedy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream) -> dict[str, Any]:
     """The greedy Switch policy: one of `legal`, chosen from the seat's view only."""
-    hand = list(view["you"]["hand"])
-    drawn = view["you"].get("drawn")
+    you = view["you"]
+    held = Held.of(you["hand"])
+    drawn = you.get("drawn")
     pending = int(view["table"]["pending_draw"])
-    values = [action_value(action, hand, pending, drawn) for action in legal]
+    values = [action_value(action, held, pending, drawn) for action in legal]
     best = max(values)
     ties = [i for i, value in enumerate(values) if value == best]
-    return copy.deepcopy(dict(legal[rng.choice(ties)]))
+    return copy_action(legal[rng.choice(ties)])
 
 
-def action_value(action: Mapping[str, Any], hand: Sequence[str], pending: int, drawn: str | None) -> Value:
+@dataclasses.dataclass(frozen=True)
+class Held:
+    """The hand as greedy values it: its size and, per suit, (cards held, their value), J and jokers aside."""
+
+    size: int
+    suits: Mapping[str, tuple[int, int]]
+
+    @classmethod
+    def of(cls, hand: Sequence[str]) -> Held:
+        """Count the hand once, for every action valued from it."""
+        suits: dict[str, tuple[int, int]] = {}
+        for card in hand:
+            suit = _plain_suit(card)
+            if suit is not None:
+                count, value = suits.get(suit, (0, 0))
+                suits[suit] = (count + 1, value + card_value(card))
+        return cls(len(hand), suits)
+
+    def strength_after(self, cards: Sequence[str], suit: str) -> tuple[int, int]:
+        """(count, value) of `suit` in the hand once `cards` (held cards) are played."""
+        count, value = self.suits.get(suit, (0, 0))
+        for card in cards:
+            if _plain_suit(card) == suit:
+                count, value = count - 1, value - card_value(card)
+        return count, value
+
+
+def _plain_suit(card: str) -> str | None:
+    """The suit of a card that counts for a suit's strength: None for a J or a joker."""
+    return None if card == JOKER or rank_of(card) == "J" else suit_of(card)
+
+
+def copy_action(action: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a legal action that shares nothing with it (its values are str, None or lists of str)."""
+    return {key: list(value) if isinstance(value, list) else value for key, value in action.items()}
+
+
+def action_value(action: Mapping[str, Any], held: Held, pending: int, drawn: str | None) -> Value:
     """How much the bot likes an action; compared as a tuple, higher is better."""
     kind = action["type"]
     if kind == "choose_suit":
-        return (JACK, *suit_strength(hand, action["suit"]))
+        return (JACK, *held.strength_after((), action["suit"]))
     if kind == "draw":
         return (DRAW, -pending)
     if kind == "pass":
         return (PASS,)
-    return play_value(list(action["cards"]), action.get("suit"), hand, pending, drawn)
+    return play_value(action["cards"], action.get("suit"), held, pending, drawn)
 
 
-def play_value(cards: list[str], suit: str | None, hand: Sequence[str], pending: int, drawn: str | None) -> Value:
-    """The value of playing `cards` (naming `suit` with a J)."""
-    left = remaining(hand, cards)
-    if not left:
+def play_value(cards: Sequence[str], suit: str | None, held: Held, pending: int, drawn: str | None) -> Value:
+    """The value of playing `cards` (held cards; naming `suit` with a J)."""
+    if len(cards) >= held.size:
         return (GO_OUT,)
     if pending:
         jokers = sum(1 for card in cards if card == JOKER)
@@ -72,30 +110,97 @@ def play_value(cards: list[str], suit: str | None, hand: Sequence[str], pending:
     card = cards[0]
     rank = rank_of(card)
     if drawn is not None:
-        return (PLAY_DRAWN, *suit_strength(left, suit or suit_of(card) or ""))
+        return (PLAY_DRAWN, *held.strength_after(cards, suit or suit_of(card) or ""))
     if rank == JOKER:
         return (JOKER_PLAY,)
     if rank == "J":
         assert suit is not None
-        return (JACK, *suit_strength(left, suit))
+        return (JACK, *held.strength_after(cards, suit))
     played_suit = suit_of(card)
     assert played_suit is not None
-    return (ORDINARY, card_value(card) + ATTACK_BONUS.get(rank, 0), *suit_strength(left, played_suit))
-
-
-def suit_strength(hand: Sequence[str], suit: str) -> tuple[int, int]:
-    """(how many cards of `suit` the hand holds, their total value), Jacks and jokers aside."""
-    cards = [card for card in hand if card != JOKER and rank_of(card) != "J" and suit_of(card) == suit]
-    return len(cards), sum(card_value(card) for card in cards)
-
-
-def remaining(hand: Sequence[str], cards: Sequence[str]) -> list[str]:
-    """The hand after playing `cards` (one copy each)."""
-    left = Counter(hand)
-    left.subtract(cards)
-    return sorted(left.elements())
+    return (ORDINARY, card_value(card) + ATTACK_BONUS.get(rank, 0), *held.strength_after(cards, played_suit))
 
 
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Switch's own policies by level."""
+
+
+# ---------------------------------------------------------------- expert hooks
+
+
+def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
+    """A whole Switch game that looks exactly like `view` to its seat: unseen cards dealt at random.
+
+    The seat sees its own hand and the whole discard pile; the other hands and the
+    stock (C-6) are the deck less those cards, shuffled and dealt by the public hand
+    sizes. A card another player has drawn and may still play (S-6) is one of the
+    unseen cards that match the suit, put in that player's hand.
+    """
+    config = world_config(view, rng)
+    table, seat = view["table"], view["you"]["seat"]
+    game = engine.get_game("switch")
+    deck = game.canonical_deck(config.players, config.options)
+    unseen = unseen_cards(deck, [*view["you"]["hand"], *table["discard"]], rng)
+    state = SwitchState(
+        config=config,
+        round=view["round"],
+        dealer=table["dealer"],
+        phase=view["phase"],
+        discard=tuple(table["discard"]),
+        turn=table["turn"] if table["turn"] is not None else 0,
+        direction=CLOCKWISE if table["direction"] == "clockwise" else COUNTERCLOCKWISE,
+        suit=table["suit"],
+        pending=table["pending_draw"],
+        round_scores=tuple(tuple(r) for r in table["round_scores"]),
+        totals=tuple(view["scores"]),
+    )
+    drawn_by = table["drawn_by"]
+    drawn = view["you"]["drawn"] if drawn_by == seat else _drawn_elsewhere(state, drawn_by, unseen)
+    hands = [_world_hand(view, s, unseen, drawn if s == drawn_by else None) for s in range(config.players)]
+    state = dataclasses.replace(state, hands=tuple(hands), stock=tuple(unseen), drawn=drawn)
+    return engine.Snapshot(game, config, state, version=view["version"])
+
+
+def _drawn_elsewhere(state: SwitchState, drawn_by: int | None, unseen: list[str]) -> str | None:
+    """The card another player drew and may play (S-6): one of the unseen cards that match."""
+    if drawn_by is None:
+        return None
+    index = next(i for i in range(len(unseen) - 1, -1, -1) if matches(state, unseen[i]))
+    return unseen.pop(index)
+
+
+def _world_hand(view: Mapping[str, Any], seat: int, unseen: list[str], drawn: str | None) -> tuple[str, ...]:
+    """The seat's own hand, or another seat's: as many unseen cards as it holds (with its drawn card)."""
+    if seat == view["you"]["seat"]:
+        return tuple(view["you"]["hand"])
+    size = view["table"]["hand_sizes"][seat] - (drawn is not None)
+    dealt = [unseen.pop() for _ in range(size)]
+    return (*dealt, drawn) if drawn is not None else tuple(dealt)
+
+
+SUITS_SEARCHED = 2
+"""How many of the suits a J may name the expert searches (greedy's best ones)."""
+
+
+def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
+    """Switch's shortlist for the expert: greedy's best actions, a J with its best suits only.
+
+    Going out (S-9) is never searched: nothing beats it.
+    """
+    you = view["you"]
+    held = Held.of(you["hand"])
+    values = [action_value(a, held, int(view["table"]["pending_draw"]), you["drawn"]) for a in legal]
+    ranked = sorted(range(len(legal)), key=lambda i: values[i], reverse=True)
+    if values[ranked[0]][0] == GO_OUT:
+        return []
+    named: dict[str, int] = {}
+    shortlist = []
+    for i in ranked:
+        cards: Sequence[str] = legal[i].get("cards") or ()
+        if legal[i].get("suit") and legal[i]["type"] == "play":
+            named[cards[-1]] = named.get(cards[-1], 0) + 1
+            if named[cards[-1]] > SUITS_SEARCHED:
+                continue
+        shortlist.append(i)
+    return shortlist[:limit]

@@ -24,7 +24,9 @@ from tests.conftest import RecordingDispatcher, create_golf
         {"kind": "bot", "level": "master"},
     ],
 )
-def test_a_bad_bot_seat_is_refused_and_creates_nothing(client: FlaskClient, fake_redis: Any, seat: dict[str, Any]) -> None:
+def test_a_bad_bot_seat_is_refused_and_creates_nothing(
+    client: FlaskClient, fake_redis: Any, seat: dict[str, Any]
+) -> None:
     before = set(fake_redis.keys())
     response = client.post("/v1/games", json={"game": "golf", "seats": [{"kind": "human"}, seat]})
     assert response.status_code == 400, response.get_json()

@@ -1,0 +1,162 @@
+"""Switch's expert hooks: sampled worlds look exactly like the seat's view (C-6), and the search decides legally.
+
+`sample_world` deals every card a seat cannot see (other hands, the stock, S-1 / S-2)
+at random; from that seat the sampled game must be indistinguishable from the real one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from domain import engine
+from domain.bots import choose_action
+from domain.bots import switch as switch_bot
+from domain.bots.expert import Budget, search
+from domain.shuffle import SeededStream
+from domain.switch import SWITCH
+from tests.unit.switch_helpers import Table, cards_everywhere, rank
+
+Snap = engine.Snapshot[Any]
+
+GAMES = [
+    (4, {"target": 60}),
+    (5, {"target": 40, "match_rank": True}),
+    (6, {"target": 40, "extra_jokers": 4, "extra_twos": 4, "hand_size": 9}),
+]
+
+
+def positions(players: int, options: dict[str, Any], seed: str, limit: int = 240) -> Iterator[Snap]:
+    """Every position of a game between greedy and random bots (random every third stretch), in order."""
+    snap, _ = engine.start(engine.make_config("switch", players, options, seed))
+    for step in range(limit):
+        if snap.finished:
+            return
+        yield snap
+        (seat,) = snap.to_act()
+        level = "random" if step // 5 % 3 == 0 else "greedy"
+        view, legal = engine.view(snap, seat), engine.legal_actions(snap, seat)
+        snap, _ = engine.act(snap, seat, choose_action("switch", level, view, legal, SeededStream(seed, str(step))))
+
+
+def world(snap: Snap, seat: int, seed: str) -> Snap:
+    return switch_bot.sample_world(engine.view(snap, seat), SeededStream(seed, "world"))
+
+
+def hidden(snap: Snap, seat: int) -> tuple[Any, ...]:
+    """What `seat` cannot see: the other hands (in C-3 order) and the stock."""
+    full = SWITCH.full_view(snap.state)["table"]
+    return tuple(tuple(hand) for s, hand in enumerate(full["hands"]) if s != seat), tuple(full["stock"])
+
+
+# ---------------------------------------------------------------- the world property
+
+
+@pytest.mark.parametrize(("players", "options"), GAMES)
+def test_a_sampled_world_looks_exactly_like_the_real_game_from_the_seat(players: int, options: dict[str, Any]) -> None:
+    """C-6: for every seat at every position, the world's view and legal actions are the real ones."""
+    drawn_elsewhere = 0
+    for step, snap in enumerate(positions(players, options, f"world-{players}")):
+        for seat in range(players):
+            view = engine.view(snap, seat)
+            sampled = switch_bot.sample_world(view, SeededStream(f"s{step}", str(seat)))
+            assert engine.view(sampled, seat) == view
+            assert engine.legal_actions(sampled, seat) == engine.legal_actions(snap, seat)
+            drawn_elsewhere += view["table"]["drawn_by"] not in (None, seat)
+    assert drawn_elsewhere, "no position had a card drawn by another seat (S-6)"
+
+
+@pytest.mark.parametrize(("players", "options"), GAMES)
+def test_a_sampled_world_holds_exactly_the_game_s_cards(players: int, options: dict[str, Any]) -> None:
+    """S-1: the world deals the whole deck, each card once, and keeps the seat's hand and the pile."""
+    for step, snap in enumerate(positions(players, options, f"cards-{players}", limit=80)):
+        seat = step % players
+        sampled = world(snap, seat, f"c{step}")
+        assert cards_everywhere(sampled) == Counter(SWITCH.canonical_deck(players, snap.config.options))
+        assert sorted(sampled.state.hands[seat]) == sorted(snap.state.hands[seat])
+        assert sampled.state.discard == snap.state.discard
+
+
+def test_a_card_drawn_by_another_seat_is_playable_in_the_world() -> None:
+    """S-6: the card another seat drew and may still play matches the suit in the world too."""
+    table = Table.stacked(hands={1: ["3H", "4H"]}, start="5S", stock=["9S"])
+    table.draw(1)
+    assert table.table["drawn_by"] == 1
+    for seed in map(str, range(12)):
+        sampled = world(table.snap, 2, seed)
+        drawn = sampled.state.drawn
+        assert drawn is not None and drawn in sampled.state.hands[1]
+        assert drawn == "JK" or rank(drawn) == "J" or drawn.endswith("S"), "S-4: it matches the suit, spades"
+        assert engine.legal_actions(sampled, 1)[-1] == {"type": "pass"}
+        assert engine.view(sampled, 2) == table.view(2)
+
+
+# ---------------------------------------------------------------- resampling, view-only input
+
+
+def test_the_unseen_cards_are_really_resampled() -> None:
+    """Two seeds of the bot's own deal the other hands and the stock differently; none copies the truth."""
+    for snap in list(positions(4, {"target": 60}, "resample", limit=30))[::6]:
+        seat = snap.to_act()[0]
+        worlds = [hidden(world(snap, seat, seed), seat) for seed in ("one", "two", "three")]
+        assert len(set(worlds)) == 3
+        assert hidden(snap, seat) not in worlds
+
+
+def test_a_world_comes_from_the_view_alone() -> None:
+    """C-6: the same view (here a JSON copy) and seed give the same world, whatever the hidden cards."""
+    mine = ["JC", "3S", "4S", "5S", "3D", "4C", "6D"]
+    hearts, clubs = ["3H", "4H", "6H", "7H", "9H", "10H", "QH"], ["3C", "5C", "6C", "7C", "9C", "10C", "QC"]
+    one = Table.stacked(hands={1: mine, 2: hearts, 0: clubs}, start="5H", stock=["9H", "AS"])
+    two = Table.stacked(hands={1: mine, 2: clubs, 0: hearts}, start="5H", stock=["AS", "KD"])
+    view = one.view(1)
+    assert two.view(1) == view
+    first = switch_bot.sample_world(view, SeededStream("same", "world"))
+    again = switch_bot.sample_world(json.loads(json.dumps(two.view(1))), SeededStream("same", "world"))
+    assert first.state == again.state
+    assert first.config.seed not in (one.config.seed, two.config.seed)
+
+
+# ---------------------------------------------------------------- the search
+
+
+SMALL = Budget(samples=2, think_ms=10**6)
+
+
+def decision_points() -> list[Snap]:
+    """Positions where the seat to act has a real choice."""
+    return [
+        s
+        for s in positions(4, {"target": 60}, "decide", limit=60)
+        if len(s.game.legal_actions(s.state, s.to_act()[0])) > 1
+    ]
+
+
+def test_the_expert_picks_a_legal_action_the_same_way_for_the_same_seed() -> None:
+    points = decision_points()[:8]
+    assert points
+    for number, snap in enumerate(points):
+        seat = snap.to_act()[0]
+        view, legal = engine.view(snap, seat), engine.legal_actions(snap, seat)
+        before = json.dumps([view, legal])
+        picks = [search(view, legal, SeededStream(f"e{number}", "bot"), SMALL) for _ in range(2)]
+        assert picks[0] in legal
+        assert picks[0] == picks[1]
+        assert json.dumps([view, legal]) == before, "the search must not change its inputs"
+
+
+def test_the_shortlist_holds_legal_indexes_and_never_searches_going_out() -> None:
+    """S-9: a play that empties the hand is taken without search; otherwise the shortlist is legal."""
+    table = Table.stacked(start="5H")
+    table.set_hands({1: ["3H"]})
+    assert switch_bot.expert_candidates(table.view(1), table.legal(1), 8) == []
+    for snap in decision_points()[:10]:
+        seat = snap.to_act()[0]
+        legal = engine.legal_actions(snap, seat)
+        shortlist = switch_bot.expert_candidates(engine.view(snap, seat), legal, 3)
+        assert len(shortlist) <= 3 and len(set(shortlist)) == len(shortlist)
+        assert all(0 <= i < len(legal) for i in shortlist)
