@@ -68,8 +68,8 @@ def stacked(s1: list[str], start: str, stock: Sequence[str] = (), **options: Any
 # ---------------------------------------------------------------- dispatch
 
 
-def test_switch_has_random_and_greedy() -> None:
-    assert set(LEVELS) == {"random", "greedy"}
+def test_switch_has_every_level() -> None:
+    assert set(LEVELS) == {"random", "greedy", "expert"}
     assert policy_for("switch", "greedy") is switch_bot.greedy
     assert policy_for("switch", "random") is random_policy
 
