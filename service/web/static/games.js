@@ -222,9 +222,11 @@ const romme = {
     const low = Math.min(...positions);
     const high = Math.max(...positions);
     const input = h('input', { type: 'number', id: 'cut-at', min: low, max: high, value: Math.round((low + high) / 2), inputmode: 'numeric' });
+    const chosen = () => ({ type: 'cut', position: Number(input.value) });
+    const button = h('button', { type: 'submit', class: 'action', 'data-type': 'cut', 'data-key': JSON.stringify(chosen()) }, 'Cut the deck');
+    input.addEventListener('input', () => { button.dataset.key = JSON.stringify(chosen()); });
     const form = h('form', { class: 'compose' },
-      h('label', { for: 'cut-at' }, `Cut the deck at card (${low} to ${high}) `), input, ' ',
-      h('button', { type: 'submit', class: 'action' }, 'Cut the deck'));
+      h('label', { for: 'cut-at' }, `Cut the deck at card (${low} to ${high}) `), input, ' ', button);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       act({ type: 'cut', position: Number(input.value) });
