@@ -672,9 +672,7 @@ def _apply_scored(state: SwitchState, event: RoundScored) -> SwitchState:
     """S-10: every hand's value is added to its total."""
     assert state.phase == HAND_OVER
     totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
-    return _replace(
-        state, totals=totals, round_scores=state.round_scores + (event.scores,), phase=BETWEEN_ROUNDS
-    )
+    return _replace(state, totals=totals, round_scores=state.round_scores + (event.scores,), phase=BETWEEN_ROUNDS)
 
 
 # ---------------------------------------------------------------- view helpers

@@ -366,4 +366,3 @@ def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]
     values = [action_value(a, grid, drawn, top, model) for a in legal]
     ranked = sorted(range(len(legal)), key=lambda i: values[i])
     return [i for i in ranked if values[i] <= values[ranked[0]] + CLOSE_CALL][:limit]
-
