@@ -44,10 +44,27 @@ def page(browser: Chrome) -> WebElement:
     return found
 
 
+def in_page(browser: Chrome, script: str, *args: Any) -> Any:
+    """Run `script` in the page: one read in one go, so a redraw cannot leave it half-done (stale)."""
+    return browser.execute_script(script, *args)
+
+
 def page_data(browser: Chrome, name: str) -> str | None:
     """An attribute `data-<name>` of the current page (play or replay)."""
-    elements = browser.find_elements(By.CSS_SELECTOR, f".page[data-{name}]")
-    return elements[0].get_attribute(f"data-{name}") if elements else None
+    found: str | None = in_page(
+        browser,
+        "const p = document.querySelector('.page'); return p ? p.getAttribute(arguments[0]) : null;",
+        f"data-{name}",
+    )
+    return found
+
+
+def text_of(browser: Chrome, selector: str) -> str:
+    """The shown text of the first element matching `selector` ("" if there is none)."""
+    found: str = in_page(
+        browser, "const e = document.querySelector(arguments[0]); return e ? e.innerText.trim() : '';", selector
+    )
+    return found
 
 
 def enabled_moves(browser: Chrome) -> list[WebElement]:
@@ -89,21 +106,31 @@ def create_from_form(
 def click_first_move(browser: Chrome, keyboard: bool = False) -> str:
     """Click (or press Enter on) the first enabled legal-action button; returns its action once the page moved on."""
     version = int(page_data(browser, "version") or 0)
-    button: WebElement = wait_for(browser, "an enabled move", lambda b: next(iter(enabled_moves(b)), None))
-    action = str(button.get_attribute("data-key"))
-    if keyboard:
-        button.send_keys(Keys.ENTER)
-    else:
-        button.click()
+    for attempt in range(5):
+        try:
+            button: WebElement = wait_for(browser, "an enabled move", lambda b: next(iter(enabled_moves(b)), None))
+            action = str(button.get_attribute("data-key"))
+            if keyboard:
+                button.send_keys(Keys.ENTER)
+            else:
+                button.click()
+            break
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise  # the page kept redrawing under the click
     wait_for(browser, "the new state after a move", lambda b: int(page_data(b, "version") or 0) > version)
     return action
 
 
 def assert_cards_have_text(browser: Chrome) -> None:
     """Every card on the page has a text alternative."""
-    cards = browser.find_elements(By.CSS_SELECTOR, ".card")
+    cards = in_page(
+        browser,
+        "return [...document.querySelectorAll('.card')]"
+        ".map(c => [(c.getAttribute('aria-label') || '').trim(), c.outerHTML]);",
+    )
     assert cards, "no card drawn"
-    unnamed = [c.get_attribute("outerHTML") for c in cards if not (c.get_attribute("aria-label") or "").strip()]
+    unnamed = [html for label, html in cards if not label]
     assert not unnamed, f"cards without a text alternative: {unnamed[:3]}"
 
 
@@ -124,10 +151,12 @@ def replay_at(browser: Chrome) -> int:
 def step(browser: Chrome, button_id: str, expect: int) -> None:
     browser.find_element(By.ID, button_id).click()
     wait_for(browser, f"replay at event {expect}", lambda b: replay_at(b) == expect)
-    position = browser.find_element(By.ID, "replay-position").text
+    position = text_of(browser, "#replay-position")
     assert position.startswith(f"Event {expect} of "), position
-    current = browser.find_elements(By.CSS_SELECTOR, ".replay-events li.current")
-    assert [c.get_attribute("data-seq") for c in current] == [str(expect)]
+    current = in_page(
+        browser, "return [...document.querySelectorAll('.replay-events li.current')].map(li => li.dataset.seq);"
+    )
+    assert current == [str(expect)]
 
 
 def open_replay(browser: Chrome) -> int:
@@ -135,7 +164,7 @@ def open_replay(browser: Chrome) -> int:
     browser.find_element(By.ID, "replay-link").click()
     wait_for(browser, "the replay", lambda b: replay_at(b) > 0)
     last = replay_at(browser)
-    assert len(browser.find_elements(By.CSS_SELECTOR, ".replay-events li")) == last
+    assert in_page(browser, "return document.querySelectorAll('.replay-events li').length;") == last
     return last
 
 
@@ -167,13 +196,13 @@ def test_golf_against_three_bots_played_to_the_end_by_clicking_then_replayed(
         if keyboard:  # the focus stays with the moves: on the next turn it is on a move again
             wait_for(browser, "my turn or the end", lambda b: page_data(b, "status") == "finished" or enabled_moves(b))
             if page_data(browser, "status") != "finished":
-                focused = browser.switch_to.active_element
-                assert "action" in (focused.get_attribute("class") or ""), focused.get_attribute("outerHTML")
+                focused = in_page(browser, "const f = document.activeElement; return [f.className, f.outerHTML];")
+                assert "action" in focused[0], focused[1]
         assert moves < MAX_MOVES, "the game does not end"
         if moves == 3:
             assert_cards_have_text(browser)
             shoot(browser, screenshots, "golf-playing")
-    status = browser.find_element(By.ID, "status").text
+    status = text_of(browser, "#status")
     assert status.startswith("Game over:"), status
     assert browser.find_elements(By.CSS_SELECTOR, ".result .winners")
     shoot(browser, screenshots, "golf-finished")
@@ -185,8 +214,8 @@ def test_golf_against_three_bots_played_to_the_end_by_clicking_then_replayed(
 
     last = open_replay(browser)
     assert last == record["version"]
-    verdict = wait_for(browser, "the audit's verdict", lambda b: b.find_element(By.CSS_SELECTOR, "#verdict .word"))
-    assert verdict.text == "PASS"
+    verdict = wait_for(browser, "the audit's verdict", lambda b: text_of(b, "#verdict .word"))
+    assert verdict == "PASS"
     step(browser, "replay-first", 1)
     for seq in range(2, 6):
         step(browser, "replay-forward", seq)
@@ -243,6 +272,6 @@ def test_a_game_created_against_bots_takes_a_clicked_move_and_replays(
     step(browser, "replay-forward", 2)
     step(browser, "replay-back", 1)
     step(browser, "replay-last", last)
-    verdict = wait_for(browser, "the audit's verdict", lambda b: b.find_element(By.CSS_SELECTOR, "#verdict .word"))
-    assert verdict.text in ("INCOMPLETE", "PASS")  # a running game's seed is still secret
+    verdict = wait_for(browser, "the audit's verdict", lambda b: text_of(b, "#verdict .word"))
+    assert verdict in ("INCOMPLETE", "PASS")  # a running game's seed is still secret
     shoot(browser, screenshots, f"{game}-replay")
