@@ -240,10 +240,9 @@ def can_stack(under: str, card: str) -> bool:
 
 def matches(state: SwitchState, card: str) -> bool:
     """S-4 / S-5: may `card` be played now, with no pending draw?"""
-    rank = rank_of(card)
-    if rank == "J" or rank == JOKER or state.suit is None or suit_of(card) == state.suit:
+    if card[0] == "J" or state.suit is None or card[-1] == state.suit:  # C-1: a J or the joker, or the suit
         return True
-    return bool(state.config.options["match_rank"]) and rank == rank_of(state.top)
+    return bool(state.config.options["match_rank"]) and rank_of(card) == rank_of(state.top)
 
 
 # ---------------------------------------------------------------- the game
@@ -369,8 +368,7 @@ class Switch(Game[SwitchState]):
         hand = state.hands[seat]
         if state.pending:
             return [*_stack_bodies(state.top, hand), {"type": "draw"}]
-        playable = sorted({card for card in set(hand) if matches(state, card)}, key=card_order)
-        bodies = [body for card in playable for body in _play_bodies((card,))]
+        bodies = [body for card in _matching(state, hand) for body in _play_bodies((card,))]
         return [*bodies, {"type": "draw"}]
 
     # ---- views
@@ -385,15 +383,25 @@ class Switch(Game[SwitchState]):
         }
 
     def seat_view(self, state: SwitchState, seat: int) -> dict[str, Any]:
-        legal = self.legal_actions(state, seat)
+        """The seat's hand and what of it may be played now; the engine adds `legal`."""
         hand = state.hands[seat] if state.hands else ()
         return {
             "hand": sorted(hand, key=card_order),
             "hand_value": hand_value(hand),
             "drawn": state.drawn if seat == state.turn else None,
-            "playable": sorted({c for a in legal if a["type"] == "play" for c in a["cards"]}, key=card_order),
-            "legal": legal,
+            "playable": self._playable(state, seat),
         }
+
+    def _playable(self, state: SwitchState, seat: int) -> list[str]:
+        """Every card some legal play of `seat` plays, once each, in C-3 order."""
+        if seat not in self.to_act(state) or state.phase == CHOOSE_SUIT:
+            return []
+        if state.drawn is not None:
+            return [state.drawn]
+        if state.pending:
+            bodies = _stack_bodies(state.top, state.hands[seat])
+            return sorted({card for body in bodies for card in body["cards"]}, key=card_order)
+        return _matching(state, state.hands[seat])
 
     def full_view(self, state: SwitchState) -> dict[str, Any]:
         table = _table(state)
@@ -486,6 +494,11 @@ def _decide_pass(state: SwitchState, seat: int) -> Event:
     if state.drawn is None:
         raise RuleViolation("nothing_drawn", "pass only after drawing a card you may play; else play or draw", "S-6")
     return Passed(actor=seat)
+
+
+def _matching(state: SwitchState, hand: Sequence[str]) -> list[str]:
+    """S-4: the distinct cards of `hand` that may be played now (no pending draw), in C-3 order."""
+    return sorted({card for card in set(hand) if matches(state, card)}, key=card_order)
 
 
 def _play_bodies(cards: tuple[str, ...]) -> list[dict[str, Any]]:

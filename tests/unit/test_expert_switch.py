@@ -149,14 +149,50 @@ def test_the_expert_picks_a_legal_action_the_same_way_for_the_same_seed() -> Non
         assert json.dumps([view, legal]) == before, "the search must not change its inputs"
 
 
-def test_the_shortlist_holds_legal_indexes_and_never_searches_going_out() -> None:
-    """S-9: a play that empties the hand is taken without search; otherwise the shortlist is legal."""
+def shortlist(table: Table, seat: int = 1, limit: int = 8) -> list[dict[str, Any]]:
+    """The actions the expert would search for `seat`."""
+    legal = table.legal(seat)
+    return [legal[i] for i in switch_bot.expert_candidates(table.view(seat), legal, limit)]
+
+
+def test_going_out_is_never_searched() -> None:
+    """S-9: a play that empties the hand is taken without search."""
     table = Table.stacked(start="5H")
     table.set_hands({1: ["3H"]})
-    assert switch_bot.expert_candidates(table.view(1), table.legal(1), 8) == []
+    assert shortlist(table) == []
+
+
+def test_with_a_fitting_plain_card_only_plain_cards_are_searched() -> None:
+    """S-4 / S-6: no J, joker or draw when an ordinary card fits; cards that play alike only once."""
+    table = Table.stacked(hands={1: ["4H", "5H", "9H", "KH", "2H", "JC", "JK"]}, start="6H")
+    plays = [a["cards"] for a in shortlist(table)]
+    assert ["2H"] in plays and ["KH"] in plays
+    assert len([c for c in plays if c[0] in ("4H", "5H", "9H")]) == 1, "4H, 5H and 9H play alike (S-5)"
+    assert all(c[0] not in ("JC", "JK") for c in plays)
+    assert {"type": "draw"} not in shortlist(table)
+
+
+def test_a_jack_is_searched_with_its_best_suits_only() -> None:
+    """S-4: with no ordinary card, a J naming greedy's two best suits, and the joker."""
+    table = Table.stacked(hands={1: ["JC", "JD", "JK", "3S", "5D", "6D", "7D"]}, start="6H")
+    found = shortlist(table)
+    jacks = [a["suit"] for a in found if a["cards"][0] in ("JC", "JD")]
+    assert jacks == ["D", "S"], "any J plays alike: two suits, most held first"
+    assert {"type": "play", "cards": ["JK"]} in found
+    assert len(shortlist(table, limit=2)) == 2
+
+
+def test_after_a_draw_the_drawn_card_and_passing_are_searched() -> None:
+    """S-6: a playable drawn card may be played or kept."""
+    table = Table.stacked(hands={1: ["3S", "4S", "5D", "6D", "7D", "9C", "10C"]}, start="6H", stock=["QH"])
+    table.draw(1)
+    assert shortlist(table) == [{"type": "play", "cards": ["QH"]}, {"type": "pass"}]
+
+
+def test_the_shortlist_holds_legal_indexes() -> None:
     for snap in decision_points()[:10]:
         seat = snap.to_act()[0]
         legal = engine.legal_actions(snap, seat)
-        shortlist = switch_bot.expert_candidates(engine.view(snap, seat), legal, 3)
-        assert len(shortlist) <= 3 and len(set(shortlist)) == len(shortlist)
-        assert all(0 <= i < len(legal) for i in shortlist)
+        found = switch_bot.expert_candidates(engine.view(snap, seat), legal, 3)
+        assert len(found) <= 3 and len(set(found)) == len(found)
+        assert all(0 <= i < len(legal) for i in found)
