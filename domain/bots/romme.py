@@ -29,7 +29,7 @@ from domain import engine
 from domain import romme_melds as rm
 from domain.bots.expert import unseen_cards, world_config
 from domain.cards import JOKER
-from domain.romme import CUT, LaidMeld, RommeState, RoundResult
+from domain.romme import CUT, DECK_SIZE, HAND_SIZE, LaidMeld, RommeState, RoundResult
 from domain.shuffle import SeededStream
 
 TAKE_MARGIN = 10
@@ -384,7 +384,8 @@ def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[
     own = tuple(view["you"]["hand"])
     shown = [*table["discard"], *(c for m in melds for c in m.cards), *table["out_of_game"]]
     unseen = unseen_cards(deck, [*own, *shown], rng)
-    hands = _world_hands(view, own, shown, unseen)
+    hands = _world_hands(view, own, shown, unseen, melds, rng)
+    unseen = unseen_cards(unseen, [], rng)  # the stock: what is left, in an order of its own
     state = _world_state(
         view,
         config,
@@ -435,22 +436,83 @@ def _round_result(last: Mapping[str, Any]) -> RoundResult:
 
 
 def _world_hands(
-    view: Mapping[str, Any], own: tuple[str, ...], shown: Sequence[str], unseen: list[str]
+    view: Mapping[str, Any],
+    own: tuple[str, ...],
+    shown: Sequence[str],
+    unseen: list[str],
+    melds: Sequence[LaidMeld],
+    rng: SeededStream,
 ) -> tuple[tuple[str, ...], ...]:
-    """Every hand: the seat's own, the others of the right sizes from the end of `unseen`
-    (the cutter's first with its grabbed cards that are not shown elsewhere)."""
+    """Every hand: the seat's own, the others of the right sizes from `unseen` (the cutter's with its
+    grabbed cards that are not shown elsewhere), each shaped as a greedy player keeps a hand once it
+    has played a turn (`_shaped`)."""
     table, seat = view["table"], int(view["you"]["seat"])
-    sizes = table["hand_sizes"]
+    players = len(table["hand_sizes"])
+    turns = DECK_SIZE - HAND_SIZE * players - table["stock_size"] - int(table["drawn"])  # draws: turns, about
+    first = (table["dealer"] + 1) % players
     hands: list[tuple[str, ...]] = []
-    for other, size in enumerate(sizes):
+    for other, size in enumerate(table["hand_sizes"]):
         if other == seat:
             hands.append(own)
             continue
         kept = _kept_grab(table, other, shown, unseen)[:size]
         for card in kept:
             unseen.remove(card)
-        hands.append(rm.sort_cards([*kept, *(unseen.pop() for _ in range(size - len(kept)))]))
+        hand = [unseen.pop() for _ in range(size - len(kept))]
+        own_table = [(m.id, m.kind, m.cards) for m in melds if m.seat == other]
+        if own_table or size != HAND_SIZE or turns > (other - first) % players:  # it has played a turn
+            hand = _shaped(hand, kept, unseen, own_table, min(SHAPING_TURNS, max(1, turns // players)), rng)
+        hands.append(rm.sort_cards([*kept, *hand]))
     return tuple(hands)
+
+
+SHAPING_TURNS = 8
+"""At most this many draw-and-discard turns of greedy play shape each other hand of a world."""
+REPAIRS = 60
+"""At most this many cards are exchanged to take the melds a greedy player would have laid out of a hand."""
+
+
+def _shaped(
+    hand: list[str], kept: Sequence[str], pool: list[str], melds: list[OwnMeld], turns: int, rng: SeededStream
+) -> list[str]:
+    """A hand as a greedy player holds it after its turn: it lays every meld of two natural cards or
+    more and lays off every natural card that fits its melds (R-9 ... R-15), so its hand has none;
+    and each turn it draws (R-6) and discards the card it needs least (R-11). Cards come from and go
+    back to `pool`, the unseen cards; `kept` stay in the hand."""
+    if not pool:
+        return hand
+    for _ in range(REPAIRS):
+        spare = _layable(hand, kept, melds, len(hand) + len(kept) + 1)
+        if spare is None:
+            break
+        i = rng.below(len(pool))
+        hand[hand.index(spare)], pool[i] = pool[i], spare
+    for _ in range(turns):
+        i = rng.below(len(pool))
+        drawn = [*hand, pool[i]]
+        if _layable(drawn, kept, melds, len(drawn) + len(kept)) is not None:
+            continue  # greedy would have laid a meld or a card: no such turn went by unseen
+        counts = Counter([*drawn, *kept])
+        least = min(drawn, key=lambda c: (keep_score(c, counts, False), rm.card_key(c)))
+        drawn.remove(least)
+        hand, pool[i] = drawn, least
+    return hand
+
+
+def _layable(hand: Sequence[str], kept: Sequence[str], melds: list[OwnMeld], holding: int) -> str | None:
+    """A card of `hand` that greedy, holding `holding` cards in its turn, would lay at once: a natural
+    card fitting one of its melds (R-15), a joker too once the hand is nearly empty, or a card (a joker
+    first) of a three-card meld with two natural cards or more, `kept` cards included (R-12, R-13)."""
+    for _, kind, cards in melds:
+        fits = rm.lay_off_fits(kind, cards)
+        for card in hand:
+            if card in fits and (card != JOKER or holding <= ENDGAME_HAND):
+                return card
+    for kind, cards in rm.minimal_melds([*hand, *kept]):
+        loose = [c for c in sorted(cards, key=lambda c: c != JOKER) if c in hand]  # a joker first
+        if sum(1 for c in cards if c != JOKER) >= 2 and loose and _merge_ok(melds, kind, cards):
+            return loose[0]
+    return None
 
 
 def _kept_grab(table: Mapping[str, Any], other: int, shown: Sequence[str], unseen: Sequence[str]) -> list[str]:
@@ -478,6 +540,8 @@ DISCARD_CLOSE = 16.0
 """How near the card greedy needs least another card must be (in `keep_score`) for the expert to search it."""
 QS_ALTERNATIVES = 2
 """When greedy would throw the QS away, how many of the next cards it needs least the expert weighs against that."""
+TAKES_SEARCHED = 3
+"""How many of the ways to take the discard pile greedy values best the expert weighs against drawing."""
 
 
 def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], limit: int) -> list[int]:
@@ -520,4 +584,4 @@ def _draw_shortlist(
     valued = take_values(view, legal, hand, own_melds(view, int(view["you"]["seat"])))
     if not draws or not valued:
         return []
-    return [*draws, *(legal.index(take) for take, _ in valued)][:limit]
+    return [*draws, *(legal.index(take) for take, _ in valued[:TAKES_SEARCHED])][:limit]

@@ -13,6 +13,7 @@ import pytest
 
 from domain import engine
 from domain import romme as romme_game
+from domain import romme_melds as rm
 from domain.bots import choose_action
 from domain.bots import romme as romme_bot
 from domain.bots.expert import Budget, search
@@ -120,6 +121,27 @@ def test_a_grabbed_card_shown_on_the_discard_pile_is_no_longer_forced_into_the_c
         if "QS" not in view["you"]["hand"]
     ]
     assert holds and not all(holds)
+
+
+def test_other_hands_are_shaped_like_hands_that_have_played() -> None:
+    """R-9 ... R-15: a player who has had a turn has laid what it could; in a world, such a hand holds
+    no three-card meld with two natural cards or more and no natural card fitting its own melds."""
+    shaped = 0
+    for number, snap in enumerate(reachable(3, "shaped", 150)):
+        if number % 5 or snap.state.phase != romme_game.PLAY:
+            continue
+        seat = snap.to_act()[0]
+        world = romme_bot.sample_world(as_json(engine.view(snap, seat)), SeededStream("shape", str(number)))
+        for other, hand in enumerate(world.state.hands):
+            melds = [m for m in world.state.melds if m.seat == other]
+            if other == seat or (not melds and len(hand) == romme_game.HAND_SIZE):
+                continue
+            shaped += 1
+            assert not any(
+                sum(c != "JK" for c in cards) >= 2 for _, cards in rm.minimal_melds(hand)
+            ), f"seat {other} holds a meld: {hand}"
+            assert not any(c != "JK" and c in rm.lay_off_fits(m.kind, m.cards) for m in melds for c in hand)
+    assert shaped > 10
 
 
 # ---------------------------------------------------------------- (2) the hidden cards are really resampled
