@@ -137,9 +137,9 @@ def test_other_hands_are_shaped_like_hands_that_have_played() -> None:
             if other == seat or (not melds and len(hand) == romme_game.HAND_SIZE):
                 continue
             shaped += 1
-            assert not any(
-                sum(c != "JK" for c in cards) >= 2 for _, cards in rm.minimal_melds(hand)
-            ), f"seat {other} holds a meld: {hand}"
+            assert not any(sum(c != "JK" for c in cards) >= 2 for _, cards in rm.minimal_melds(hand)), (
+                f"seat {other} holds a meld: {hand}"
+            )
             assert not any(c != "JK" and c in rm.lay_off_fits(m.kind, m.cards) for m in melds for c in hand)
     assert shaped > 10
 
