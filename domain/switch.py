@@ -363,13 +363,7 @@ class Switch(Game[SwitchState]):
             return []
         if state.phase == CHOOSE_SUIT:
             return [{"type": "choose_suit", "suit": suit} for suit in SUITS]
-        if state.drawn is not None:
-            return [*_play_bodies((state.drawn,)), {"type": "pass"}]
-        hand = state.hands[seat]
-        if state.pending:
-            return [*_stack_bodies(state.top, hand), {"type": "draw"}]
-        bodies = [body for card in _matching(state, hand) for body in _play_bodies((card,))]
-        return [*bodies, {"type": "draw"}]
+        return [*_plays(state, seat), {"type": "pass" if state.drawn is not None else "draw"}]
 
     # ---- views
 
@@ -396,12 +390,7 @@ class Switch(Game[SwitchState]):
         """Every card some legal play of `seat` plays, once each, in C-3 order."""
         if seat not in self.to_act(state) or state.phase == CHOOSE_SUIT:
             return []
-        if state.drawn is not None:
-            return [state.drawn]
-        if state.pending:
-            bodies = _stack_bodies(state.top, state.hands[seat])
-            return sorted({card for body in bodies for card in body["cards"]}, key=card_order)
-        return _matching(state, state.hands[seat])
+        return sorted({card for body in _plays(state, seat) for card in body["cards"]}, key=card_order)
 
     def full_view(self, state: SwitchState) -> dict[str, Any]:
         table = _table(state)
@@ -496,9 +485,16 @@ def _decide_pass(state: SwitchState, seat: int) -> Event:
     return Passed(actor=seat)
 
 
-def _matching(state: SwitchState, hand: Sequence[str]) -> list[str]:
-    """S-4: the distinct cards of `hand` that may be played now (no pending draw), in C-3 order."""
-    return sorted({card for card in set(hand) if matches(state, card)}, key=card_order)
+def _plays(state: SwitchState, seat: int) -> list[dict[str, Any]]:
+    """The play actions of `seat`, whose turn it is (S-4 ... S-7): the drawn card, a stack on a
+    pending draw, or each distinct matching card in C-3 order."""
+    if state.drawn is not None:
+        return _play_bodies((state.drawn,))
+    hand = state.hands[seat]
+    if state.pending:
+        return _stack_bodies(state.top, hand)
+    playable = sorted({card for card in set(hand) if matches(state, card)}, key=card_order)
+    return [body for card in playable for body in _play_bodies((card,))]
 
 
 def _play_bodies(cards: tuple[str, ...]) -> list[dict[str, Any]]:

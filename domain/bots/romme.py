@@ -481,8 +481,9 @@ def _shaped(
     back to `pool`, the unseen cards; `kept` stay in the hand."""
     if not pool:
         return hand
+    fits = [rm.lay_off_fits(kind, cards) for _, kind, cards in melds]
     for _ in range(REPAIRS):
-        spare = _layable(hand, kept, melds, len(hand) + len(kept) + 1)
+        spare = _layable(hand, kept, melds, fits, len(hand) + len(kept) + 1)
         if spare is None:
             break
         i = rng.below(len(pool))
@@ -490,7 +491,7 @@ def _shaped(
     for _ in range(turns):
         i = rng.below(len(pool))
         drawn = [*hand, pool[i]]
-        if _layable(drawn, kept, melds, len(drawn) + len(kept)) is not None:
+        if _layable(drawn, kept, melds, fits, len(drawn) + len(kept)) is not None:
             continue  # greedy would have laid a meld or a card: no such turn went by unseen
         counts = Counter([*drawn, *kept])
         least = min(drawn, key=lambda c: (keep_score(c, counts, False), rm.card_key(c)))
@@ -499,14 +500,16 @@ def _shaped(
     return hand
 
 
-def _layable(hand: Sequence[str], kept: Sequence[str], melds: list[OwnMeld], holding: int) -> str | None:
+def _layable(
+    hand: Sequence[str], kept: Sequence[str], melds: list[OwnMeld], fits: Sequence[Mapping[str, Any]], holding: int
+) -> str | None:
     """A card of `hand` that greedy, holding `holding` cards in its turn, would lay at once: a natural
-    card fitting one of its melds (R-15), a joker too once the hand is nearly empty, or a card (a joker
-    first) of a three-card meld with two natural cards or more, `kept` cards included (R-12, R-13)."""
-    for _, kind, cards in melds:
-        fits = rm.lay_off_fits(kind, cards)
+    card fitting one of its melds (`fits`: what each meld takes, R-15), a joker too once the hand is
+    nearly empty, or a card (a joker first) of a three-card meld with two natural cards or more,
+    `kept` cards included (R-12, R-13)."""
+    for takes in fits:
         for card in hand:
-            if card in fits and (card != JOKER or holding <= ENDGAME_HAND):
+            if card in takes and (card != JOKER or holding <= ENDGAME_HAND):
                 return card
     for kind, cards in rm.minimal_melds([*hand, *kept]):
         loose = [c for c in sorted(cards, key=lambda c: c != JOKER) if c in hand]  # a joker first

@@ -237,6 +237,7 @@ def _play_alike_key(action: Mapping[str, Any], value: Value, match_rank: bool) -
 
 
 def _effect(card: str, match_rank: bool) -> str | None:
+    """What of `card` matters once played: J or joker by rank, a plain card by suit, else the card."""
     rank = rank_of(card)
     if rank in ("J", JOKER):
         return rank

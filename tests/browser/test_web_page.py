@@ -39,11 +39,6 @@ def wait_for(browser: Chrome, what: str, check: Callable[[Chrome], Any], timeout
     )
 
 
-def page(browser: Chrome) -> WebElement:
-    found: WebElement = browser.find_element(By.CSS_SELECTOR, ".page")
-    return found
-
-
 def in_page(browser: Chrome, script: str, *args: Any) -> Any:
     """Run `script` in the page: one read in one go, so a redraw cannot leave it half-done (stale)."""
     return browser.execute_script(script, *args)
