@@ -9,9 +9,9 @@ action with the best mean result over all samples is played. Every candidate
 is tried in the same worlds with the same rollout streams (common random
 numbers), so the comparison between actions is not drowned in deal luck.
 
-The search is deterministic for a given stream of its own: it plays a fixed
-number of samples; a time budget, where the caller gives it a clock (the domain
-reads none), only cuts that short on a slow machine.
+The search is deterministic for a given stream of its own: it plays the budget's
+samples, more for a close call (EXTEND); a time budget, where the caller gives it
+a clock (the domain reads none), only cuts that short on a slow machine.
 """
 
 from __future__ import annotations
@@ -33,8 +33,15 @@ Estimate = Callable[[engine.Snapshot[Any]], Sequence[float]]
 RACE_EVERY = 6
 """Samples between checks that drop the actions already clearly worse than greedy's choice."""
 
-WIN_BONUS = 50.0
-"""What winning the game is worth in a rollout that reaches its end, in points."""
+EXTEND = 3
+"""A close call (an action ahead of greedy's choice, but not clearly) gets up to this many times
+the budget's samples, so that the search's time goes where the decision is in doubt."""
+
+WIN_VALUE = 1000.0
+"""What winning the game is worth in a rollout that reaches its end, in points: more than any lead.
+
+Once the game is over only who won counts; the lead is left in as a tiebreak between equal ends.
+"""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +50,7 @@ class Budget:
 
     samples: int = 24
     think_ms: int = 300
-    clock: Callable[[], float] | None = None  # seconds; None: no time cap, only `samples`
+    clock: Callable[[], float] | None = None  # seconds; None: no time cap, only the samples
     max_candidates: int = 8
     horizon: int = 400
     confidence: float = 1.5
@@ -95,10 +102,14 @@ def candidate_indexes(
 
 
 def utility(snap: engine.Snapshot[Any], seat: int) -> float:
-    """How good `snap` is for `seat`: its lead over the other seats' mean total, plus a won game.
+    """How good `snap` is for `seat`: its lead over the other seats' mean total and, once the
+    game is over, whether it won.
 
-    While the round runs, a game's `expert_estimate(snap)` (if it has one) adds what each seat
-    is expected to score in it, so that a rollout may stop before the round is scored.
+    The end is centred on a fair chance: a won game adds WIN_VALUE, a lost one takes away
+    WIN_VALUE / (players - 1), so a game that goes on with even chances sits between the two
+    and ending it while behind is as bad as it really is. While the round runs, a game's
+    `expert_estimate(snap)` (if it has one) adds what each seat is expected to score in it, so
+    that a rollout may stop before the round is scored.
     """
     _, totals = snap.game.standing(snap.state)
     points = [float(t) for t in totals]
@@ -110,7 +121,7 @@ def utility(snap: engine.Snapshot[Any], seat: int) -> float:
     value = -lead if snap.game.lowest_wins else lead
     if snap.finished:
         winners = engine.view(snap, None)["result"]["winners"]
-        value += WIN_BONUS if seat in winners else 0.0
+        value += WIN_VALUE if seat in winners else -WIN_VALUE / len(others)
     return value
 
 
@@ -156,16 +167,21 @@ def search(
     alive = list(range(len(indexes)))
     clock = budget.clock
     deadline = clock() + budget.think_ms / 1000 if clock else math.inf
-    for sample in range(budget.samples):
+    for sample in range(budget.samples * EXTEND):
         if sample and clock and clock() > deadline:
             break
         world = sample_world(view, SeededStream(sub_seed(rng), "world"))
         stream = sub_seed(rng)  # the same rollout stream for every candidate in this world
         for k in alive:
             results[k].append(rollout(world, seat, legal[indexes[k]], stream, budget.horizon))
-        if (sample + 1) % RACE_EVERY == 0:
+        done = sample + 1
+        if done % RACE_EVERY == 0:
             alive = [k for k in alive if k == greedy_k or not clearly_worse(results[k], results[greedy_k])]
             if alive == [greedy_k]:
+                break
+        if done >= budget.samples and (done % RACE_EVERY == 0 or done == budget.samples):
+            baseline = results[greedy_k]
+            if not any(undecided(results[k], baseline, budget.confidence) for k in alive if k != greedy_k):
                 break
     gains = [clear_gain(results[k], results[greedy_k], budget.confidence) for k in alive]
     best = max(range(len(alive)), key=lambda i: (gains[i], alive[i] == greedy_k))
@@ -186,6 +202,12 @@ def clearly_worse(values: Sequence[float], baseline: Sequence[float]) -> bool:
     """An action to stop sampling: its gain over greedy's choice is below zero by a standard error."""
     mean, error = paired(values, baseline)
     return mean + error < 0
+
+
+def undecided(values: Sequence[float], baseline: Sequence[float], confidence: float) -> bool:
+    """An action ahead of greedy's choice on average, but not yet by `confidence` standard errors."""
+    mean, error = paired(values, baseline)
+    return 0 < mean <= confidence * error
 
 
 def clear_gain(values: Sequence[float], baseline: Sequence[float], confidence: float) -> float:

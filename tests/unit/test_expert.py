@@ -113,3 +113,73 @@ def test_unseen_cards_is_the_deck_less_what_is_seen() -> None:
     assert sorted(left) == ["2H", "AS"]
     with pytest.raises(ValueError):
         expert.unseen_cards(["AS"], ["KD"], SeededStream("u", "1"))
+
+
+def test_a_finished_game_counts_who_won_above_any_lead() -> None:
+    """C-7: once the game is over only winning counts; the end is centred on a fair chance."""
+    snap, _ = engine.start(engine.make_config("golf", 3, {"rounds": 1}, "won"))
+    step = 0
+    while not snap.finished:
+        seat = snap.to_act()[0]
+        view = engine.view(snap, seat)
+        snap, _ = engine.act(
+            snap, seat, choose_action("golf", "greedy", view, view["you"]["legal"], SeededStream("won", str(step)))
+        )
+        step += 1
+    winners = engine.view(snap, None)["result"]["winners"]
+    totals = snap.game.standing(snap.state)[1]
+    for seat in range(3):
+        lead = sum(totals) / 2 - totals[seat] * 1.5  # lowest wins: the others' mean less one's own
+        end = expert.WIN_VALUE if seat in winners else -expert.WIN_VALUE / 2
+        assert expert.utility(snap, seat) == pytest.approx(lead + end)
+    assert (
+        min(expert.utility(snap, s) for s in winners)
+        > 0
+        > max(expert.utility(snap, s) for s in range(3) if s not in winners)
+    )
+
+
+@pytest.mark.parametrize(("gains", "extended"), [((10.0, -8.0), True), ((5.0, 5.0), False), ((0.0, 0.0), False)])
+def test_only_a_close_call_gets_more_samples(
+    gains: tuple[float, float], extended: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A challenger ahead of greedy's choice but not clearly (+10, -8, ...) is sampled up to EXTEND times
+    the budget; a clear gain or none stops at the budget's samples."""
+    budget = expert.Budget(samples=6, think_ms=10**6, max_candidates=3)
+    view, legal, pick = next(point for point in _greedy_decisions("golf", "close") if _searched(point, budget) > 1)
+    hooks = importlib.import_module("domain.bots.golf")
+    worlds: list[int] = []
+    real_sampler = hooks.sample_world
+
+    def counting_sampler(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
+        worlds.append(1)
+        world: engine.Snapshot[Any] = real_sampler(view, rng)
+        return world
+
+    monkeypatch.setattr(hooks, "sample_world", counting_sampler)
+    calls: dict[str, int] = {}
+
+    def fake_rollout(world: Any, seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> float:
+        if action == pick:
+            return 0.0
+        key = json.dumps(action, sort_keys=True)
+        calls[key] = calls.get(key, 0) + 1
+        return gains[calls[key] % 2]
+
+    monkeypatch.setattr(expert, "rollout", fake_rollout)
+    expert.search(view, legal, SeededStream("close", "x"), budget)
+    assert len(worlds) == budget.samples * (expert.EXTEND if extended else 1)
+
+
+def _greedy_decisions(game_id: str, seed: str) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]]:
+    """(view, legal, greedy's choice) where greedy's choice does not depend on its stream (no ties)."""
+    for snap, seat in decision_points(game_id, 2, seed, limit=60):
+        view, legal = engine.view(snap, seat), engine.legal_actions(snap, seat)
+        picks = [choose_action(game_id, "greedy", view, legal, SeededStream(str(i), "greedy")) for i in range(4)]
+        if all(p == picks[0] for p in picks):
+            yield view, legal, picks[0]
+
+
+def _searched(point: tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]], budget: expert.Budget) -> int:
+    view, legal, pick = point
+    return len(expert.candidate_indexes(view, legal, budget.max_candidates, pick))
