@@ -126,6 +126,11 @@ class Game(abc.ABC, Generic[S]):
     def full_view(self, state: S) -> dict[str, Any]:
         """Everything, hidden cards and stock order included (finished games only)."""
 
+    def out_of_turn(self, state: S) -> tuple[int, ...]:
+        """Seats that may act now out of turn, whose chance ends with the turn player's next action
+        (Go5's callers, V-13); none by default."""
+        return ()
+
     def standing(self, state: S) -> tuple[int, tuple[int, ...]]:
         """The round under way and every seat's total so far (the expert bot's yardstick).
 
@@ -206,6 +211,10 @@ class Snapshot(Generic[S]):
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now."""
         return () if self.finished else self.game.to_act(self.state)
+
+    def out_of_turn(self) -> tuple[int, ...]:
+        """Seats that may act now out of turn, until the turn player acts."""
+        return () if self.finished else self.game.out_of_turn(self.state)
 
 
 def make_config(

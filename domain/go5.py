@@ -591,6 +591,10 @@ class Go5(Game[Go5State]):
             return (state.turn,)
         return ()
 
+    def out_of_turn(self, state: Go5State) -> tuple[int, ...]:
+        """The seats that may call Go5 on the top discard until the next draw (V-13)."""
+        return claimants(state) if state.phase == DRAW else ()
+
     def is_finished(self, state: Go5State) -> bool:
         return state.phase == FINISHED
 

@@ -33,6 +33,7 @@ DEFAULT_BOT = "greedy"
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
 CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
+CALL_GRACE_SECONDS = 3  # how long a bot waits before a turn that ends a person's chance to act out of turn
 
 
 def utc_now() -> str:
@@ -92,6 +93,12 @@ class LoadedGame:
     def humans_to_act(self) -> list[int]:
         """The human seats that may act now."""
         return [seat for seat in self.snap.to_act() if self.seats[seat].kind == "human"]
+
+    def bot_waits_for_a_human(self) -> bool:
+        """A bot is due while a person may act out of turn (a Go5 call, V-13): the bot waits
+        CALL_GRACE_SECONDS first, as a player at the table gives the others a moment to call."""
+        humans_may_call = any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
+        return humans_may_call and self.bot_to_act() is not None
 
 
 class GameService:
@@ -398,7 +405,8 @@ class GameService:
         failure here is only logged (the waiting index and the reconciler cover it)."""
         try:
             if loaded.bot_to_act() is not None:
-                self.dispatcher.schedule(loaded.id, loaded.version)
+                grace = CALL_GRACE_SECONDS if loaded.bot_waits_for_a_human() else 0
+                self.dispatcher.schedule(loaded.id, loaded.version, grace)
             elif any(s.kind == "bot" for s in loaded.seats) and isinstance(self.dispatcher, TracksWaiting):
                 self.dispatcher.settle(loaded.id, loaded.version)  # (a game without bots is never waiting)
         except Exception:
@@ -438,9 +446,10 @@ class GameService:
         """Play the bot turn due at `version` through `submit`, then the bot turns right after it.
 
         Each turn is its own compare-and-append at the version it was decided on, so a second run
-        of the same (game, version) can never play twice. The chain ends at a person's turn, at the
-        end of the game, when someone else appended, or at the bound; then the last state is
-        scheduled as after any append (one job, not one per version played). Says what happened:
+        of the same (game, version) can never play twice. The chain ends at a person's turn, where a
+        person may act out of turn (the next job waits CALL_GRACE_SECONDS for them), at the end of
+        the game, when someone else appended, or at the bound; then the last state is scheduled as
+        after any append (one job, not one per version played). Says what happened:
         played, stale, conflict or no_bot_to_act.
         """
         loaded = self.load(game_id)
@@ -451,7 +460,7 @@ class GameService:
         try:
             while played < max_turns and (played == 0 or time.monotonic() < deadline):
                 bot = loaded.bot_to_act()
-                if bot is None or bot.level is None:
+                if bot is None or bot.level is None or (played and loaded.bot_waits_for_a_human()):
                     break
                 view = engine.view(loaded.snap, bot.seat)
                 rng = SeededStream(f"bot/{game_id}", f"{loaded.version}/{bot.seat}")

@@ -59,8 +59,8 @@ return 0
 class BotDispatcher(Protocol):
     """Something that arranges for a bot seat to act at a given version."""
 
-    def schedule(self, game_id: str, version: int) -> None:
-        """A bot must act in `game_id` at `version`."""
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
+        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now."""
 
 
 @runtime_checkable
@@ -141,44 +141,43 @@ class RQDispatcher:
     def settle(self, game_id: str, version: int) -> None:
         self.index.settle(game_id, version)
 
-    def schedule(self, game_id: str, version: int) -> None:
-        """Index first, then the job: a crash in between leaves a waiting game without a job, which
-        the reconciler repairs; a job that exists already (any state) is left alone."""
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
+        """Index first, then the job (put on RQ's schedule when it is to wait): a crash in between
+        leaves a waiting game without a job, which the reconciler repairs; a job that exists
+        already (any state) is left alone."""
         self.index.raise_to(game_id, version)
         with contextlib.suppress(DuplicateJobError):
-            self.enqueue(game_id, version, unique=True)
+            if delay_seconds > 0:
+                self.queue.schedule_job(self._bot_job(game_id, version), _due(delay_seconds), unique=True)
+            else:
+                self.enqueue(game_id, version, unique=True)
 
     def enqueue(self, game_id: str, version: int, *, unique: bool = False, meta: dict[str, Any] | None = None) -> Job:
         """The job of (game, version), retried with backoff when it fails."""
-        job: Job = self.queue.enqueue(
-            BOT_TURN_JOB,
-            game_id,
-            version,
-            job_id=bot_job_id(game_id, version),
-            job_timeout=BOT_JOB_TIMEOUT,
-            result_ttl=RESULT_TTL,
-            failure_ttl=FAILURE_TTL,
-            retry=Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
-            meta=meta,
-            unique=unique,
-        )
-        return job
+        return self.queue.enqueue_job(self._bot_job(game_id, version, meta), unique=unique)
 
-    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
-        """Schedule the timeout job of (game, version) for the first whole second at least `seconds` from
-        now (RQ's scheduler counts whole seconds); one that is scheduled already is left alone."""
-        job = self.queue.create_job(
-            TURN_TIMEOUT_JOB,
+    def _bot_job(self, game_id: str, version: int, meta: dict[str, Any] | None = None) -> Job:
+        return self._job(BOT_TURN_JOB, bot_job_id(game_id, version), game_id, version, meta)
+
+    def _job(self, func: str, job_id: str, game_id: str, version: int, meta: dict[str, Any] | None = None) -> Job:
+        """A job on the bot queue, retried with backoff when it fails."""
+        return self.queue.create_job(
+            func,
             args=(game_id, version),
-            job_id=timeout_job_id(game_id, version),
+            job_id=job_id,
             timeout=BOT_JOB_TIMEOUT,
             result_ttl=RESULT_TTL,
             failure_ttl=FAILURE_TTL,
             retry=Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
+            meta=meta,
         )
-        due = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
+
+    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        """Schedule the timeout job of (game, version) for the first whole second at least `seconds` from
+        now; one that is scheduled already is left alone."""
+        job = self._job(TURN_TIMEOUT_JOB, timeout_job_id(game_id, version), game_id, version)
         with contextlib.suppress(DuplicateJobError):
-            self.queue.schedule_job(job, due, unique=True)
+            self.queue.schedule_job(job, _due(seconds), unique=True)
 
     def cancel_timeout(self, game_id: str, version: int) -> None:
         """Take the timeout of (game, version) off the schedule and delete it; one that the scheduler has
@@ -207,8 +206,13 @@ class RQDispatcher:
         return self.enqueue(game_id, version, meta=meta)
 
 
+def _due(seconds: int) -> datetime:
+    """The first whole second at least `seconds` from now (RQ's scheduler counts whole seconds)."""
+    return datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
+
+
 class NoDispatcher:
     """Schedules nothing (for tools that only read)."""
 
-    def schedule(self, game_id: str, version: int) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
         return None

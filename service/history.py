@@ -40,7 +40,7 @@ class GameHistory:
         """The game after event `at` of `records`; with no seat and a finished game, everything."""
         if not 1 <= at <= len(records):
             raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {at}")
-        snap = _fold(game, records[:at])
+        snap = fold_records(game, records[:at])
         if seat is None and finished:
             return self.games.render(game, snap, None, reveal_all=True)
         return self.games.render(game, snap, seat)
@@ -131,7 +131,7 @@ class GameHistory:
         records = [_parse(text) for text in self.store.read_raw(game_id)]
         verdict = self._audit(header, records)
         try:
-            finished = bool(_fold(header, records).finished)
+            finished = bool(fold_records(header, records).finished)
         except ApiError:
             finished = False  # a damaged stream shows no hidden card
         bad = verdict["first_bad_seq"]
@@ -158,7 +158,7 @@ class GameHistory:
             return {"error": error.body()}
 
 
-def _fold(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:
+def fold_records(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:
     """The stored events applied in order; a problem (not a crash) when they do not apply."""
     catalog = game.snap.game.catalog
     try:

@@ -20,12 +20,14 @@ class RecordingDispatcher:
 
     def __init__(self) -> None:
         self.jobs: list[tuple[str, int]] = []
+        self.delays: dict[tuple[str, int], int] = {}  # (game, version) -> how long the bot turn was to wait
         self.timeouts: dict[tuple[str, int], int] = {}  # (game, version) -> seconds, while scheduled
         self.cancelled: list[tuple[str, int]] = []
         self.service: GameService | None = None
 
-    def schedule(self, game_id: str, version: int) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
         self.jobs.append((game_id, version))
+        self.delays[(game_id, version)] = delay_seconds
 
     def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
         self.timeouts.setdefault((game_id, version), seconds)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,15 +20,18 @@ from rq.serializers import JSONSerializer
 from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
-from service.commands import GameService
+from service.commands import CALL_GRACE_SECONDS, GameService
 from service.dispatch import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
+from service.history import fold_records
 from service.store import EventStore, StoreUnavailable
+from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
 from workers.reconcile import ALIVE_PREFIX, Reconciler, bot_due
 
 FIXED_CLOCK = "2024-01-01T00:00:00.000Z"
 TWO_BOTS = [{"kind": "bot"}, {"kind": "bot", "level": "random"}]
 HUMAN_AND_BOT = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}]
+GO5_CALL_SEED = "go5-call-0"
 
 
 @pytest.fixture
@@ -344,3 +349,57 @@ def test_a_job_that_meets_a_store_error_is_retried_with_backoff(
     assert job.get_status(refresh=True) == JobStatus.FINISHED
     assert job.return_value() == "played"
     assert service.load(game_id).snap.finished
+
+
+# ---------------------------------------------------------------- a moment for a person's Go5 call
+
+
+def test_a_bot_gives_a_person_who_may_call_go5_a_moment_first(fake_redis: fakeredis.FakeRedis) -> None:
+    """V-13: a person may call Go5 from a discard until the next draw. A bot due then (to draw, or to
+    call itself) waits CALL_GRACE_SECONDS; a chain of bot turns stops there; every other bot turn is
+    asked for at once."""
+    dispatcher = RecordingDispatcher()
+    service = GameService(EventStore(fake_redis), dispatcher)
+    dispatcher.service = service
+    seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}, {"kind": "bot"}]
+    game_id = service.create_game("go5", seats, {}, seed=GO5_CALL_SEED)["id"]
+    for step in range(5000):
+        dispatcher.drain()
+        loaded = service.load(game_id)
+        if loaded.snap.finished:
+            break
+        view = engine.view(loaded.snap, 0)
+        action = choose_action("go5", "greedy", view, view["you"]["legal"], SeededStream("ana", str(step)))
+        service.submit(game_id, 0, action, expected_version=loaded.version)
+    final = service.load(game_id)
+    assert final.snap.finished
+    records = [json.loads(text) for text in service.store.read_raw(game_id)]
+    waits = []
+    for version in range(1, final.version + 1):
+        at = dataclasses.replace(final, snap=fold_records(final, records[:version]))
+        if at.bot_to_act() is None:
+            continue
+        person_may_call = 0 in at.snap.out_of_turn()
+        assert dispatcher.delays.get((game_id, version), 0) == (CALL_GRACE_SECONDS if person_may_call else 0)
+        if person_may_call:
+            waits.append(version)
+            assert (game_id, version) in dispatcher.delays, "a chain stops where a person may call"
+    assert waits, "the game gave the person no chance to call Go5; pick another seed"
+
+
+def test_a_bot_turn_that_waits_is_on_rqs_schedule_and_in_hand(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue
+) -> None:
+    """The waiting job is the (game, version) job, on RQ's schedule for CALL_GRACE_SECONDS from now, and
+    the reconciler counts it as in hand."""
+    game_id, version = create(service, TWO_BOTS)
+    Job.fetch(bot_job_id(game_id, version), connection=queue_client, serializer=JSONSerializer).delete()
+    queue_client.delete(queue.key)
+    before = datetime.now(UTC)
+    dispatcher_of(service).schedule(game_id, version, CALL_GRACE_SECONDS)
+    registry = ScheduledJobRegistry(queue=queue)
+    assert registry.get_job_ids() == [bot_job_id(game_id, version)] and queued_ids(queue) == []
+    due = registry.get_scheduled_time(bot_job_id(game_id, version))
+    assert before + timedelta(seconds=CALL_GRACE_SECONDS) <= due <= before + timedelta(seconds=CALL_GRACE_SECONDS + 1)
+    assert waiting(queue_client) == {game_id: version}
+    assert reconciler(service).run_once() == [] and queued_ids(queue) == []

@@ -637,6 +637,7 @@ def test_v13_a_player_whose_4_set_the_discard_completes_may_call_go5() -> None:
     """V-13: seat 1 (not the discarder, not next to draw) is to act first, sees its claim, calls Go5."""
     table = claim_table(N3[5])
     assert table.view(None)["to_act"] == [1, 0]
+    assert table.snap.out_of_turn() == (1,), "seat 1 acts out of turn; seat 0 is the turn player"
     assert table.view(1)["you"]["go5"] == [1] and table.view(1)["actions"] == ["go5"]
     assert table.legal(1) == [go5_action(1)]
     assert table.view(0)["you"]["go5"] == [] and table.view(2)["you"]["go5"] == []
@@ -660,6 +661,7 @@ def test_v13_the_next_player_may_call_go5_instead_of_drawing() -> None:
     """V-13: seat 0 is to draw and also holds a claim (3-zigzag-black completes its zigzag set)."""
     table = claim_table(N3[4])
     assert table.view(None)["to_act"] == [0, 1]
+    assert table.snap.out_of_turn() == (0, 1), "both may call, clockwise from the discarder"
     assert go5_action(2) in table.legal(0) and {"type": "draw", "from": "stock"} in table.legal(0)
     table.go5(0, 2)
     assert table.of_type("Go5Called")[0].data() == {"set": 2, "card": N3[4]}
@@ -681,6 +683,7 @@ def test_v13_call_refusals() -> None:
     assert refusal(table, 1, go5_action(2)) == ("not_your_set", "V-13")
     assert refusal(table, 1, go5_action(7)) == ("unknown_set", "V-13")
     assert table.view(None)["to_act"] == [0]
+    assert table.snap.out_of_turn() == (), "a discard nobody can call leaves no one acting out of turn"
     early = Table.stacked(3, {1: [*N3[:3], *JUNK[:4]], 2: [N3[4], *JUNK[4:10]]})
     early.draw(1)
     early.meld(1, N3[:3])
