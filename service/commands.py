@@ -94,6 +94,14 @@ class LoadedGame:
         """The human seats that may act now."""
         return [seat for seat in self.snap.to_act() if self.seats[seat].kind == "human"]
 
+    def timeout_due(self) -> bool:
+        """A person is to act in a game with `turn_seconds`: a turn timeout must be on the clock."""
+        return self.turn_seconds is not None and bool(self.humans_to_act())
+
+    def workers_may_wait(self) -> bool:
+        """Whether the game can ever wait for the workers (a bot seat, or turn timeouts)."""
+        return self.turn_seconds is not None or any(seat.kind == "bot" for seat in self.seats)
+
     def bot_waits_for_a_human(self) -> bool:
         """A bot is due while a person may act out of turn (a Go5 call, V-13): the bot waits
         CALL_GRACE_SECONDS first, as a player at the table gives the others a moment to call."""
@@ -391,9 +399,11 @@ class GameService:
     # ------------------------------------------------------------ bots
 
     def _expect_bots(self, loaded: LoadedGame) -> None:
-        """Before an append that leaves a bot to act: note the game in the waiting index, so that a
-        crash between the append and the enqueue loses no turn (the reconciler finds the game)."""
-        if loaded.bot_to_act() is None or not isinstance(self.dispatcher, TracksWaiting):
+        """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
+        game in the waiting index, so that a crash between the append and the enqueue (or the
+        timeout's scheduling) loses no turn (the reconciler finds the game)."""
+        due = loaded.bot_to_act() is not None or loaded.timeout_due()
+        if not due or not isinstance(self.dispatcher, TracksWaiting):
             return
         try:
             self.dispatcher.expect(loaded.id, loaded.version)
@@ -407,8 +417,10 @@ class GameService:
             if loaded.bot_to_act() is not None:
                 grace = CALL_GRACE_SECONDS if loaded.bot_waits_for_a_human() else 0
                 self.dispatcher.schedule(loaded.id, loaded.version, grace)
-            elif any(s.kind == "bot" for s in loaded.seats) and isinstance(self.dispatcher, TracksWaiting):
-                self.dispatcher.settle(loaded.id, loaded.version)  # (a game without bots is never waiting)
+            elif isinstance(self.dispatcher, TracksWaiting) and loaded.timeout_due():
+                self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
+            elif isinstance(self.dispatcher, TracksWaiting) and loaded.workers_may_wait():
+                self.dispatcher.settle(loaded.id, loaded.version)
         except Exception:
             log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
         self._schedule_timeout(loaded)

@@ -1,9 +1,10 @@
 """How the service asks for bot turns: an RQ job per (game, version), and an index of games that wait for a bot.
 
 Keys (outside the games' hash tags):
-  bots:waiting   sorted set: game id -> the version at which a bot is due. Written before an append that
-                 leaves a bot to act (an intent) and again when its job is enqueued; removed when no bot is
-                 due. The reconciler (workers/reconcile.py) walks it to find turns that have no job.
+  bots:waiting   sorted set: game id -> the version at which a bot is due, or a person on a turn timeout's
+                 clock. Written before an append that leaves either (an intent) and again when a bot job is
+                 enqueued; removed when neither is due. The reconciler (workers/reconcile.py) walks it to
+                 find turns that have no job.
                  It lives with the event store (REDIS_URL; one key, each command or script touches only it,
                  so a Redis Cluster is fine): it is the durable record of due turns, jobs are made from it.
   rq:…           RQ's own keys for the queue "bots", on the queue's plain Redis (QUEUE_REDIS_URL).
@@ -186,11 +187,22 @@ class RQDispatcher:
         if self.connection.zrem(self.queue.scheduled_job_registry.key, job_id):
             self.connection.delete(Job.key_for(job_id))
 
+    def reschedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        """Schedule the timeout of (game, version) afresh, whatever became of its job (lost, failed)."""
+        job_id = timeout_job_id(game_id, version)
+        self._forget(job_id)
+        self.connection.delete(Job.key_for(job_id))
+        self.schedule_timeout(game_id, version, seconds)
+
     def requeue(self, game_id: str, version: int, meta: dict[str, Any]) -> Job:
         """Enqueue (game, version) again, whatever became of its job: first drop the job id from RQ's
         lists and registries, where a dead worker or an earlier failure left it, so that RQ's own
         clean-up does not act on the new job later."""
-        job_id = bot_job_id(game_id, version)
+        self._forget(bot_job_id(game_id, version))
+        return self.enqueue(game_id, version, meta=meta)
+
+    def _forget(self, job_id: str) -> None:
+        """Drop a job id from RQ's lists and registries (a dead worker's, a failure's, the schedule)."""
         queue = self.queue
         prefix = f"{job_id}:"
         running: list[bytes | str] = self.connection.zrange(queue.started_job_registry.key, 0, -1)  # type: ignore[assignment]
@@ -203,7 +215,6 @@ class RQDispatcher:
             pipe.lrem(queue.intermediate_queue_key, 0, job_id)
             pipe.lrem(queue.key, 0, job_id)
             pipe.execute()
-        return self.enqueue(game_id, version, meta=meta)
 
 
 def _due(seconds: int) -> datetime:

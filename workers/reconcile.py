@@ -1,10 +1,14 @@
-"""The reconciler: every bot turn that is due has a job that is queued, scheduled or running.
+"""The reconciler: every bot turn that is due has a job that is queued, scheduled or running, and
+every person on a turn timeout's clock has that timeout scheduled.
 
-It walks the waiting index (`bots:waiting`, see service/dispatch.py). A game whose job for the
-indexed version is in hand (queued in the list, scheduled for a retry, or started by a live worker)
-is left alone. Otherwise the game is loaded: when a bot is due at its current version and that
-version's job is not in hand either (missing, lost from the queue, failed, finished, or started by
-a worker that is gone), the job is enqueued again; when no bot is due, the game leaves the index.
+It walks the waiting index (`bots:waiting`, see service/dispatch.py). A game whose bot job for the
+indexed version is in hand (queued in the list, scheduled, or started by a live worker) is left
+alone. Otherwise the game is loaded: when a bot is due at its current version and that version's
+job is not in hand either (missing, lost from the queue, failed, finished, or started by a worker
+that is gone), the job is enqueued again; when a person is due in a game with `turn_seconds` and
+that version's timeout is not in hand, it is scheduled again, a full `turn_seconds` from now (the
+reconciler does not know when the person's clock started, so it errs on the person's side); when
+nothing is due, the game leaves the index.
 
 Safe to run at any time and from any number of processes: jobs are one per (game, version) and a
 turn is a compare-and-append on the version, so a job that runs twice plays once.
@@ -28,7 +32,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.commands import GameService
-from service.dispatch import RQDispatcher, bot_job_id
+from service.dispatch import RQDispatcher, bot_job_id, timeout_job_id
 from service.problems import ApiError
 
 log = logging.getLogger(__name__)
@@ -43,11 +47,21 @@ SCHEDULE_GRACE_SECONDS = 10.0  # a retry this late was not moved by any RQ sched
 REVIVE_BASE_SECONDS = 1.0  # a failed job is enqueued again after 1, 2, 4, ... seconds ...
 REVIVE_CAP_SECONDS = 300.0  # ... at most this long after its last failure
 
-Due = Callable[[str], tuple[int, bool] | None]
+
+@dataclasses.dataclass(frozen=True)
+class Waiting:
+    """What a game waits for at its current version."""
+
+    version: int
+    bot: bool  # a bot is due
+    timeout_seconds: int | None = None  # a person is due, on a turn timeout's clock of this length
 
 
-def bot_due(service: GameService, game_id: str) -> tuple[int, bool] | None:
-    """The game's current version and whether a bot is due at it; None when there is no such game."""
+Due = Callable[[str], Waiting | None]
+
+
+def bot_due(service: GameService, game_id: str) -> Waiting | None:
+    """What the game waits for at its current version; None when there is no such game."""
     try:
         loaded = service.load(game_id)
     except ApiError as error:
@@ -55,7 +69,11 @@ def bot_due(service: GameService, game_id: str) -> tuple[int, bool] | None:
             return None
         raise
     bot = loaded.bot_to_act()
-    return loaded.version, bot is not None and bot.level is not None
+    return Waiting(
+        loaded.version,
+        bot is not None and bot.level is not None,
+        loaded.turn_seconds if loaded.timeout_due() else None,
+    )
 
 
 def alive_key(worker_name: str) -> str:
@@ -82,7 +100,7 @@ class Reconciler:
         self._transit_since: dict[str, float] = {}
 
     def run_once(self) -> list[tuple[str, int]]:
-        """One pass over the waiting index; returns the (game, version) jobs enqueued again."""
+        """One pass over the waiting index; returns the (game, version) jobs enqueued or scheduled again."""
         entries = self.dispatcher.index.entries()
         if not entries:
             return []
@@ -103,20 +121,35 @@ class Reconciler:
 
     def _repair(self, game_id: str, seen: int, look: _Look) -> tuple[str, int] | None:
         state = self.due(game_id)
-        if state is None or not state[1]:
+        if state is None or not (state.bot or state.timeout_seconds):
             self.dispatcher.index.settle(game_id, seen)
             return None
-        version = state[0]
+        version = state.version
         if version != seen:
             self.dispatcher.index.move(game_id, seen, version)
+        seconds = state.timeout_seconds
+        timeout = seconds is not None and self._repair_timeout(game_id, version, seconds, look)
+        bot = state.bot and self._repair_bot(game_id, version, look)
+        return (game_id, version) if timeout or bot else None
+
+    def _repair_bot(self, game_id: str, version: int, look: _Look) -> bool:
+        """Enqueue the bot job of (game, version) again unless it is in hand; True if it was."""
         job = self._fetch([bot_job_id(game_id, version)])[0]  # afresh: it may have started meanwhile
         if self._in_hand(job, look) or not self._may_revive(job):
-            return None
+            return False
         revived = int(job.meta.get("revived", 0)) + 1 if job is not None else 0
         status = getattr(job.get_status(refresh=False), "value", "unknown") if job is not None else "missing"
         self.dispatcher.requeue(game_id, version, {"revived": revived})
         log.warning("reconciler: enqueued the bot turn of %s at version %s (job was %s)", game_id, version, status)
-        return game_id, version
+        return True
+
+    def _repair_timeout(self, game_id: str, version: int, seconds: int, look: _Look) -> bool:
+        """Schedule the turn timeout of (game, version) again unless it is in hand; True if it was."""
+        if self._in_hand(self._fetch([timeout_job_id(game_id, version)])[0], look):
+            return False
+        self.dispatcher.reschedule_timeout(game_id, version, seconds)
+        log.warning("reconciler: scheduled the turn timeout of %s at version %s again", game_id, version)
+        return True
 
     def _fetch(self, job_ids: list[str]) -> list[Job | None]:
         if not job_ids:

@@ -3,7 +3,9 @@ the move the system plays (actor "system", the seat, reason `turn_timeout`) and 
 
 from __future__ import annotations
 
+import functools
 import json
+import time
 from typing import Any
 
 import fakeredis
@@ -21,6 +23,7 @@ from service.store import EventStore
 from service.timeouts import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, check_chain
+from workers.reconcile import Reconciler, bot_due
 
 HUMAN_AND_BOT = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}]
 ONE_ROUND = {"rounds": 1}
@@ -262,3 +265,50 @@ def test_rq_timeout_jobs_are_scheduled_by_id_and_deleted_when_the_human_acts(rq_
     assert job_id not in scheduled(rq_service)
     loaded = rq_service.load(game_id)
     assert list(scheduled(rq_service)) == ([timeout_job_id(game_id, loaded.version)] if loaded.humans_to_act() else [])
+
+
+TWO_HUMANS = [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Ben"}]
+
+
+def test_the_reconciler_schedules_a_lost_turn_timeout_again(
+    rq_service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's timeout that was lost from the schedule, or never scheduled (a crash right after the
+    append), is scheduled again by the reconciler, a full `turn_seconds` from then; one in hand is left
+    alone; a finished game leaves the waiting index."""
+    dispatcher = rq_service.dispatcher
+    assert isinstance(dispatcher, RQDispatcher)
+    reconciler = Reconciler(dispatcher, functools.partial(bot_due, rq_service))
+    created = rq_service.create_game("golf", TWO_HUMANS, ONE_ROUND, seed="lost", turn_seconds=60)
+    game_id, version = created["id"], created["version"]
+    assert dispatcher.index.entries() == [(game_id, version)]
+    assert reconciler.run_once() == [], "the timeout is in hand"
+
+    dispatcher.cancel_timeout(game_id, version)  # lost from the schedule
+    before = time.time()
+    assert reconciler.run_once() == [(game_id, version)]
+    assert before + 60 <= scheduled(rq_service)[timeout_job_id(game_id, version)] <= before + 62
+    assert reconciler.run_once() == []
+
+    def lost(*args: Any) -> None:
+        raise ConnectionError("the queue's Redis is away")
+
+    monkeypatch.setattr(dispatcher, "schedule_timeout", lost)
+    rq_service.submit(game_id, 0, {"type": "reveal", "positions": [0, 1]}, expected_version=version)
+    monkeypatch.undo()
+    now = rq_service.load(game_id).version
+    assert rq_service.load(game_id).humans_to_act() == [1]
+    assert dispatcher.index.entries() == [(game_id, now)] and scheduled(rq_service) == {}
+    assert reconciler.run_once() == [(game_id, now)]
+    assert list(scheduled(rq_service)) == [timeout_job_id(game_id, now)]
+
+    while not (loaded := rq_service.load(game_id)).snap.finished:
+        assert play_turn_timeout(rq_service, game_id, loaded.version) == "played"
+    assert dispatcher.index.entries() == [] and scheduled(rq_service) == {}
+
+
+def test_a_game_without_turn_timeouts_or_bots_never_waits_for_the_workers(rq_service: GameService) -> None:
+    dispatcher = rq_service.dispatcher
+    assert isinstance(dispatcher, RQDispatcher)
+    rq_service.create_game("golf", TWO_HUMANS, ONE_ROUND, seed="plain")
+    assert dispatcher.index.entries() == [] and scheduled(rq_service) == {}
