@@ -33,7 +33,7 @@ DEFAULT_BOT = "greedy"
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
 CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
-CALL_GRACE_SECONDS = 3  # how long a bot waits before a turn that ends a person's chance to act out of turn
+CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
 
 
 def utc_now() -> str:
