@@ -18,7 +18,7 @@ from rq.serializers import JSONSerializer
 from service.connections import RedisSettingsError
 from service.dispatch import BOT_QUEUE
 from workers.context import dispatcher, game_service, queue_url
-from workers.reconcile import Keeper, Reconciler, bot_due
+from workers.reconcile import Keeper, Reconciler, waiting_for
 
 log = logging.getLogger("workers")
 RESTART_DELAYS = (1, 2, 3, 5)  # seconds before the worker loop starts again after an error
@@ -43,7 +43,7 @@ def main() -> None:
     except RedisSettingsError as error:
         raise SystemExit(f"workers: {error}") from error
     queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
-    keeper = Keeper(dispatcher().connection, Reconciler(dispatcher(), functools.partial(bot_due, game_service())))
+    keeper = Keeper(dispatcher().connection, Reconciler(dispatcher(), functools.partial(waiting_for, game_service())))
     failures = 0
     try:
         while True:

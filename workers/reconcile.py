@@ -60,7 +60,7 @@ class Waiting:
 Due = Callable[[str], Waiting | None]
 
 
-def bot_due(service: GameService, game_id: str) -> Waiting | None:
+def waiting_for(service: GameService, game_id: str) -> Waiting | None:
     """What the game waits for at its current version; None when there is no such game."""
     try:
         loaded = service.load(game_id)

@@ -26,7 +26,7 @@ from service.history import fold_records
 from service.store import EventStore, StoreUnavailable
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
-from workers.reconcile import ALIVE_PREFIX, Reconciler, bot_due
+from workers.reconcile import ALIVE_PREFIX, Reconciler, waiting_for
 
 FIXED_CLOCK = "2024-01-01T00:00:00.000Z"
 TWO_BOTS = [{"kind": "bot"}, {"kind": "bot", "level": "random"}]
@@ -66,7 +66,7 @@ def dispatcher_of(service: GameService) -> RQDispatcher:
 
 
 def reconciler(service: GameService) -> Reconciler:
-    return Reconciler(dispatcher_of(service), functools.partial(bot_due, service))
+    return Reconciler(dispatcher_of(service), functools.partial(waiting_for, service))
 
 
 def waiting(client: fakeredis.FakeRedis) -> dict[str, int]:

@@ -23,7 +23,7 @@ from service.store import EventStore
 from service.timeouts import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, check_chain
-from workers.reconcile import Reconciler, bot_due
+from workers.reconcile import Reconciler, waiting_for
 
 HUMAN_AND_BOT = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}]
 ONE_ROUND = {"rounds": 1}
@@ -278,7 +278,7 @@ def test_the_reconciler_schedules_a_lost_turn_timeout_again(
     alone; a finished game leaves the waiting index."""
     dispatcher = rq_service.dispatcher
     assert isinstance(dispatcher, RQDispatcher)
-    reconciler = Reconciler(dispatcher, functools.partial(bot_due, rq_service))
+    reconciler = Reconciler(dispatcher, functools.partial(waiting_for, rq_service))
     created = rq_service.create_game("golf", TWO_HUMANS, ONE_ROUND, seed="lost", turn_seconds=60)
     game_id, version = created["id"], created["version"]
     assert dispatcher.index.entries() == [(game_id, version)]
