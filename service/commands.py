@@ -102,11 +102,10 @@ class LoadedGame:
         """Whether the game can ever wait for the workers (a bot seat, or turn timeouts)."""
         return self.turn_seconds is not None or any(seat.kind == "bot" for seat in self.seats)
 
-    def bot_waits_for_a_human(self) -> bool:
-        """A bot is due while a person may act out of turn (a Go5 call, V-13): the bot waits
-        CALL_GRACE_SECONDS first, as a player at the table gives the others a moment to call."""
-        humans_may_call = any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
-        return humans_may_call and self.bot_to_act() is not None
+    def person_may_call(self) -> bool:
+        """A person may act out of turn now (a Go5 call, V-13): a bot due waits CALL_GRACE_SECONDS
+        first, as a player at the table gives the others a moment to call."""
+        return any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
 
 
 class GameService:
@@ -188,7 +187,7 @@ class GameService:
             loaded = LoadedGame(
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
             )
-            self._expect_bots(loaded)
+            self._note_waiting(loaded)
             try:
                 self.store.create(game_id, meta, records)
                 break
@@ -363,7 +362,7 @@ class GameService:
                 raise
             stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
             if schedule_bots:
-                self._expect_bots(new)
+                self._note_waiting(new)
             result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
             if result.outcome == "ok":
                 self._remember(new)
@@ -398,7 +397,7 @@ class GameService:
 
     # ------------------------------------------------------------ bots
 
-    def _expect_bots(self, loaded: LoadedGame) -> None:
+    def _note_waiting(self, loaded: LoadedGame) -> None:
         """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
         game in the waiting index, so that a crash between the append and the enqueue (or the
         timeout's scheduling) loses no turn (the reconciler finds the game)."""
@@ -415,7 +414,7 @@ class GameService:
         failure here is only logged (the waiting index and the reconciler cover it)."""
         try:
             if loaded.bot_to_act() is not None:
-                grace = CALL_GRACE_SECONDS if loaded.bot_waits_for_a_human() else 0
+                grace = CALL_GRACE_SECONDS if loaded.person_may_call() else 0
                 self.dispatcher.schedule(loaded.id, loaded.version, grace)
             elif isinstance(self.dispatcher, TracksWaiting) and loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
@@ -428,8 +427,8 @@ class GameService:
     # ------------------------------------------------------------ turn timeouts
 
     def _schedule_timeout(self, loaded: LoadedGame) -> None:
-        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: a lost
-        timeout only leaves the game waiting for the person, as a game without one does)."""
+        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: the game
+        is in the waiting index, so the reconciler schedules a timeout that is lost here)."""
         if loaded.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
             return
         if not loaded.humans_to_act():
@@ -472,7 +471,7 @@ class GameService:
         try:
             while played < max_turns and (played == 0 or time.monotonic() < deadline):
                 bot = loaded.bot_to_act()
-                if bot is None or bot.level is None or (played and loaded.bot_waits_for_a_human()):
+                if bot is None or bot.level is None or (played and loaded.person_may_call()):
                     break
                 view = engine.view(loaded.snap, bot.seat)
                 rng = SeededStream(f"bot/{game_id}", f"{loaded.version}/{bot.seat}")
