@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from domain.cards import JOKER, SUITS, canonical_deck, rank_of, suit_of
 from domain.engine import Game, GameConfig, register
@@ -238,7 +238,25 @@ def can_stack(under: str, card: str) -> bool:
     return card == JOKER or (rank_of(under) == "2" and rank_of(card) == "2")
 
 
-def matches(state: SwitchState, card: str) -> bool:
+class Table(Protocol):
+    """What the play rules (`matches`, `plays`) read of a hand in progress: a SwitchState, or
+    the expert's rollout table (domain/bots/switch_rollout.py)."""
+
+    @property
+    def config(self) -> GameConfig: ...
+    @property
+    def hands(self) -> Sequence[Sequence[str]]: ...
+    @property
+    def suit(self) -> str | None: ...
+    @property
+    def pending(self) -> int: ...
+    @property
+    def drawn(self) -> str | None: ...
+    @property
+    def top(self) -> str: ...
+
+
+def matches(state: Table, card: str) -> bool:
     """S-4 / S-5: may `card` be played now, with no pending draw?"""
     if card[0] == "J" or state.suit is None or card[-1] == state.suit:  # C-1: a J or the joker, or the suit
         return True
@@ -363,7 +381,7 @@ class Switch(Game[SwitchState]):
             return []
         if state.phase == CHOOSE_SUIT:
             return [{"type": "choose_suit", "suit": suit} for suit in SUITS]
-        return [*_plays(state, seat), {"type": "pass" if state.drawn is not None else "draw"}]
+        return [*plays(state, seat), {"type": "pass" if state.drawn is not None else "draw"}]
 
     # ---- views
 
@@ -390,7 +408,7 @@ class Switch(Game[SwitchState]):
         """Every card some legal play of `seat` plays, once each, in C-3 order."""
         if seat not in self.to_act(state) or state.phase == CHOOSE_SUIT:
             return []
-        return sorted({card for body in _plays(state, seat) for card in body["cards"]}, key=card_order)
+        return sorted({card for body in plays(state, seat) for card in body["cards"]}, key=card_order)
 
     def full_view(self, state: SwitchState) -> dict[str, Any]:
         table = _table(state)
@@ -485,7 +503,7 @@ def _decide_pass(state: SwitchState, seat: int) -> Event:
     return Passed(actor=seat)
 
 
-def _plays(state: SwitchState, seat: int) -> list[dict[str, Any]]:
+def plays(state: Table, seat: int) -> list[dict[str, Any]]:
     """The play actions of `seat`, whose turn it is (S-4 ... S-7): the drawn card, a stack on a
     pending draw, or each distinct matching card in C-3 order."""
     if state.drawn is not None:
@@ -504,7 +522,7 @@ def _play_bodies(cards: tuple[str, ...]) -> list[dict[str, Any]]:
     return [{"type": "play", "cards": list(cards)}]
 
 
-def _stack_bodies(top: str, hand: tuple[str, ...]) -> list[dict[str, Any]]:
+def _stack_bodies(top: str, hand: Sequence[str]) -> list[dict[str, Any]]:
     """S-7: every one- or two-card addition to the pending draw that the hand allows."""
     held = Counter(hand)
     firsts = sorted((card for card in held if can_stack(top, card)), key=card_order)

@@ -29,6 +29,7 @@ from domain.shuffle import SeededStream, shuffle
 WorldSampler = Callable[[Mapping[str, Any], SeededStream], engine.Snapshot[Any]]
 Candidates = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], int], list[int]]
 Estimate = Callable[[engine.Snapshot[Any]], Sequence[float]]
+Rollout = Callable[[engine.Snapshot[Any], int, Mapping[str, Any], str, int], float]
 
 RACE_EVERY = 6
 """Samples between checks that drop the actions already clearly worse than greedy's choice."""
@@ -116,11 +117,16 @@ def utility(snap: engine.Snapshot[Any], seat: int) -> float:
     estimate: Estimate | None = getattr(_hooks(snap.config.game), "expert_estimate", None)
     if estimate is not None and not snap.finished:
         points = [p + e for p, e in zip(points, estimate(snap), strict=True)]
+    winners = engine.view(snap, None)["result"]["winners"] if snap.finished else None
+    return standing_value(points, winners, seat, snap.game.lowest_wins)
+
+
+def standing_value(points: Sequence[float], winners: Sequence[int] | None, seat: int, lowest_wins: bool) -> float:
+    """`utility` from the seats' points and, once the game is over, its winners (None before)."""
     others = [p for s, p in enumerate(points) if s != seat]
     lead = points[seat] - sum(others) / len(others)
-    value = -lead if snap.game.lowest_wins else lead
-    if snap.finished:
-        winners = engine.view(snap, None)["result"]["winners"]
+    value = -lead if lowest_wins else lead
+    if winners is not None:
         value += WIN_VALUE if seat in winners else -WIN_VALUE / len(others)
     return value
 
@@ -167,13 +173,14 @@ def search(
     alive = list(range(len(indexes)))
     clock = budget.clock
     deadline = clock() + budget.think_ms / 1000 if clock else math.inf
+    play_out: Rollout = getattr(_hooks(view["game"]), "expert_rollout", None) or rollout
     for sample in range(budget.samples * EXTEND):
         if sample and clock and clock() > deadline:
             break
         world = sample_world(view, SeededStream(sub_seed(rng), "world"))
         stream = sub_seed(rng)  # the same rollout stream for every candidate in this world
         for k in alive:
-            results[k].append(rollout(world, seat, legal[indexes[k]], stream, budget.horizon))
+            results[k].append(play_out(world, seat, legal[indexes[k]], stream, budget.horizon))
         done = sample + 1
         if done % RACE_EVERY == 0:
             alive = [k for k in alive if k == greedy_k or not clearly_worse(results[k], results[greedy_k])]

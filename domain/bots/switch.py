@@ -49,7 +49,7 @@ def greedy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: See
     values = [action_value(action, held, pending, drawn) for action in legal]
     best = max(values)
     ties = [i for i, value in enumerate(values) if value == best]
-    return copy_action(legal[rng.choice(ties)])
+    return copy_action(legal[ties[0] if len(ties) == 1 else rng.choice(ties)])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,6 +130,15 @@ POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 
 
 # ---------------------------------------------------------------- expert hooks
+
+
+def expert_rollout(
+    world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int
+) -> float:
+    """The expert's rollout of a Switch hand: the fast one of domain/bots/switch_rollout.py."""
+    from domain.bots import switch_rollout
+
+    return switch_rollout.play_out(world, seat, action, stream, horizon)
 
 
 def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:

@@ -1,0 +1,180 @@
+"""A fast rollout of a Switch hand for the expert: the same moves as `expert.rollout`, on one table.
+
+`expert.rollout` plays every ply through the engine: a view, the legal actions, an event
+and a new frozen state each time. A Switch hand runs to a hundred plies and more, so the
+expert got only a handful of samples in its time budget. Here the candidate action still
+goes through the engine; the rest of the hand is played on one mutable table with the same
+play rules (`domain.switch.plays`, `matches`), the same `greedy` choice from the same
+streams and the same effects (S-5 ... S-10), so every rollout ends exactly as the engine's
+would (tests/unit/test_switch_rollout.py), many times faster.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain import engine
+from domain.bots.expert import standing_value, utility
+from domain.bots.switch import greedy
+from domain.cards import JOKER, rank_of, suit_of
+from domain.engine import GameConfig
+from domain.scores import lowest_totals
+from domain.shuffle import SeededStream
+from domain.switch import PENDING_ADDS, PLAY, SwitchState, hand_value, matches, plays
+
+
+@dataclasses.dataclass
+class RolloutTable:
+    """A Switch hand in progress, changed in place (the fields of SwitchState that a hand's play needs)."""
+
+    config: GameConfig
+    hands: list[list[str]]
+    stock: list[str]
+    discard: list[str]
+    turn: int
+    direction: int
+    suit: str | None
+    pending: int
+    drawn: str | None
+    empty_turns: int
+    reshuffles: int
+    round: int
+    over: bool = False
+
+    @classmethod
+    def of(cls, state: SwitchState) -> RolloutTable:
+        return cls(
+            config=state.config,
+            hands=[list(hand) for hand in state.hands],
+            stock=list(state.stock),
+            discard=list(state.discard),
+            turn=state.turn,
+            direction=state.direction,
+            suit=state.suit,
+            pending=state.pending,
+            drawn=state.drawn,
+            empty_turns=state.empty_turns,
+            reshuffles=state.reshuffles,
+            round=state.round,
+        )
+
+    @property
+    def top(self) -> str:
+        return self.discard[-1]
+
+    def holders(self) -> int:
+        return sum(1 for hand in self.hands if hand)
+
+    def act(self, seat: int, action: Mapping[str, Any]) -> None:
+        """One legal action of the seat to act, as `Switch.decide` and `evolve` would apply it."""
+        kind = action["type"]
+        if kind == "play":
+            self._play(seat, action["cards"], action.get("suit"))
+        elif kind == "pass":
+            self.drawn = None
+            self._end_turn(empty=False)
+        elif self.pending:
+            self._take_pending(seat)
+        else:
+            self._draw(seat)
+
+    def _play(self, seat: int, cards: Sequence[str], named: str | None) -> None:
+        """S-5 / S-7 / S-9 (`_apply_play`)."""
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+            rank = rank_of(card)
+            self.pending += PENDING_ADDS.get(rank, 0)
+            if rank == "J":
+                self.suit = named
+            elif rank != JOKER:
+                self.suit = suit_of(card)
+            if rank == "K":
+                self.direction = -self.direction
+        self.discard.extend(cards)
+        self.drawn = None
+        self.empty_turns = 0
+        last = rank_of(cards[-1])
+        if (not hand and last not in PENDING_ADDS) or self.holders() < 2:
+            self.over = True
+            return
+        self.turn = self._next_holder(seat, skip=1 if last == "8" else 0)
+
+    def _available(self, need: int) -> int:
+        """S-8: the stock, with the pile but its top card reshuffled under it if it is short."""
+        if len(self.stock) < need and len(self.discard) > 1:
+            self.reshuffles += 1
+            self.stock.extend(self.config.reshuffle(self.round, self.reshuffles, self.discard[:-1]))
+            del self.discard[:-1]
+        return min(need, len(self.stock))
+
+    def _take(self, seat: int, count: int) -> None:
+        self.hands[seat].extend(self.stock[:count])
+        del self.stock[:count]
+
+    def _draw(self, seat: int) -> None:
+        """S-6 (`_apply_draw`): a playable drawn card waits for play or pass."""
+        if not self._available(1):
+            self._end_turn(empty=True)
+            return
+        card = self.stock[0]
+        self._take(seat, 1)
+        if matches(self, card):
+            self.drawn = card
+        else:
+            self._end_turn(empty=False)
+
+    def _take_pending(self, seat: int) -> None:
+        """S-7 / S-9 (`_apply_pending_taken`)."""
+        count = self._available(self.pending)
+        self._take(seat, count)
+        self.pending = 0
+        if self.holders() < len(self.hands):
+            self.over = True
+        else:
+            self._end_turn(empty=count == 0)
+
+    def _end_turn(self, empty: bool) -> None:
+        """S-8 (`_end_turn`): an empty turn of every holder in a row blocks the hand."""
+        self.empty_turns = self.empty_turns + 1 if empty else 0
+        if self.empty_turns >= self.holders():
+            self.over = True
+        else:
+            self.turn = self._next_holder(self.turn)
+
+    def _next_holder(self, after: int, skip: int = 0) -> int:
+        seat, players = after, len(self.hands)
+        for _ in range(skip + 1):
+            for _ in range(players):
+                seat = (seat + self.direction) % players
+                if self.hands[seat]:
+                    break
+        return seat
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        """`Switch.legal_actions` of the seat to act."""
+        return [*plays(self, seat), {"type": "pass" if self.drawn is not None else "draw"}]
+
+    def greedy_view(self, seat: int) -> dict[str, Any]:
+        """What `greedy` reads of the seat's view."""
+        return {"you": {"hand": self.hands[seat], "drawn": self.drawn}, "table": {"pending_draw": self.pending}}
+
+
+def play_out(world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> float:
+    """`expert.rollout` for Switch: `action` through the engine, then the hand on a RolloutTable."""
+    snap, _ = engine.act(world, seat, action)
+    if snap.finished or snap.state.round != world.state.round or snap.state.phase != PLAY:
+        return utility(snap, seat)
+    table = RolloutTable.of(snap.state)
+    for step in range(horizon):
+        if table.over:
+            break
+        mover = table.turn
+        table.act(mover, greedy(table.greedy_view(mover), table.legal(mover), SeededStream(stream, str(step))))
+    if not table.over:
+        return utility(snap, seat)  # the horizon, mid-hand: the totals have not changed
+    totals = [total + hand_value(hand) for total, hand in zip(snap.state.totals, table.hands, strict=True)]
+    finished = max(totals) >= table.config.options["target"]
+    return standing_value([float(t) for t in totals], lowest_totals(totals) if finished else None, seat, True)
