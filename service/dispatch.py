@@ -194,11 +194,13 @@ class RQDispatcher:
         self.connection.delete(Job.key_for(job_id))
         self.schedule_timeout(game_id, version, seconds)
 
-    def requeue(self, game_id: str, version: int, meta: dict[str, Any]) -> Job:
-        """Enqueue (game, version) again, whatever became of its job: first drop the job id from RQ's
-        lists and registries, where a dead worker or an earlier failure left it, so that RQ's own
-        clean-up does not act on the new job later."""
+    def requeue(self, game_id: str, version: int, meta: dict[str, Any], delay_seconds: int = 0) -> Job:
+        """Enqueue (game, version) again, whatever became of its job (on RQ's schedule when it is to
+        wait): first drop the job id from RQ's lists and registries, where a dead worker or an earlier
+        failure left it, so that RQ's own clean-up does not act on the new job later."""
         self._forget(bot_job_id(game_id, version))
+        if delay_seconds > 0:
+            return self.queue.schedule_job(self._bot_job(game_id, version, meta), _due(delay_seconds))
         return self.enqueue(game_id, version, meta=meta)
 
     def _forget(self, job_id: str) -> None:

@@ -31,7 +31,7 @@ import redis
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service.commands import GameService
+from service.commands import CALL_GRACE_SECONDS, GameService
 from service.dispatch import RQDispatcher, bot_job_id, timeout_job_id
 from service.problems import ApiError
 
@@ -55,6 +55,7 @@ class Waiting:
     version: int
     bot: bool  # a bot is due
     timeout_seconds: int | None = None  # a person is due, on a turn timeout's clock of this length
+    grace_seconds: int = 0  # the bot due waits this long first: a person may act out of turn (a Go5 call)
 
 
 Due = Callable[[str], Waiting | None]
@@ -73,6 +74,7 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
         loaded.version,
         bot is not None and bot.level is not None,
         loaded.turn_seconds if loaded.timeout_due() else None,
+        CALL_GRACE_SECONDS if loaded.person_may_call() else 0,
     )
 
 
@@ -129,17 +131,18 @@ class Reconciler:
             self.dispatcher.index.move(game_id, seen, version)
         seconds = state.timeout_seconds
         timeout = seconds is not None and self._repair_timeout(game_id, version, seconds, look)
-        bot = state.bot and self._repair_bot(game_id, version, look)
+        bot = state.bot and self._repair_bot(game_id, version, look, state.grace_seconds)
         return (game_id, version) if timeout or bot else None
 
-    def _repair_bot(self, game_id: str, version: int, look: _Look) -> bool:
-        """Enqueue the bot job of (game, version) again unless it is in hand; True if it was."""
+    def _repair_bot(self, game_id: str, version: int, look: _Look, grace_seconds: int) -> bool:
+        """Enqueue the bot job of (game, version) again unless it is in hand (on RQ's schedule,
+        `grace_seconds` from now, while a person may call); True if it was."""
         job = self._fetch([bot_job_id(game_id, version)])[0]  # afresh: it may have started meanwhile
         if self._in_hand(job, look) or not self._may_revive(job):
             return False
         revived = int(job.meta.get("revived", 0)) + 1 if job is not None else 0
         status = getattr(job.get_status(refresh=False), "value", "unknown") if job is not None else "missing"
-        self.dispatcher.requeue(game_id, version, {"revived": revived})
+        self.dispatcher.requeue(game_id, version, {"revived": revived}, grace_seconds)
         log.warning("reconciler: enqueued the bot turn of %s at version %s (job was %s)", game_id, version, status)
         return True
 

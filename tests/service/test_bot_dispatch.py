@@ -387,6 +387,36 @@ def test_a_bot_gives_a_person_who_may_call_go5_a_moment_first(fake_redis: fakere
     assert waits, "the game gave the person no chance to call Go5; pick another seed"
 
 
+def test_a_lost_bot_turn_that_waits_for_a_call_is_put_back_on_the_schedule(
+    service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue
+) -> None:
+    """V-13: the reconciler gives a bot job lost while a person may call Go5 the same moment again:
+    back on RQ's schedule, CALL_GRACE_SECONDS from now, not in the queue to be played at once."""
+    seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}, {"kind": "bot"}]
+    game_id = service.create_game("go5", seats, {}, seed=GO5_CALL_SEED)["id"]
+    registry = ScheduledJobRegistry(queue=queue)
+    for step in range(5000):
+        drain(service, queue)
+        if registry.get_job_ids():
+            break
+        loaded = service.load(game_id)
+        assert not loaded.snap.finished, "the person never had a chance to call Go5; pick another seed"
+        view = engine.view(loaded.snap, 0)
+        action = choose_action("go5", "greedy", view, view["you"]["legal"], SeededStream("ana", str(step)))
+        service.submit(game_id, 0, action, expected_version=loaded.version)
+    loaded = service.load(game_id)
+    job_id = bot_job_id(game_id, loaded.version)
+    assert loaded.person_may_call() and registry.get_job_ids() == [job_id]
+    queue_client.zrem(registry.key, job_id)  # the scheduled job is lost
+    Job.fetch(job_id, connection=queue_client, serializer=JSONSerializer).delete()
+
+    before = datetime.now(UTC)
+    assert reconciler(service).run_once() == [(game_id, loaded.version)]
+    assert queued_ids(queue) == [] and registry.get_job_ids() == [job_id]
+    due = registry.get_scheduled_time(job_id)
+    assert before + timedelta(seconds=CALL_GRACE_SECONDS) <= due <= before + timedelta(seconds=CALL_GRACE_SECONDS + 1)
+
+
 def test_a_bot_turn_that_waits_is_on_rqs_schedule_and_in_hand(
     service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue
 ) -> None:
