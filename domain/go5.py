@@ -34,7 +34,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from domain.engine import Game, GameConfig, register
+from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -225,21 +225,6 @@ class Go5State:
     def is_first_set(self, set_: Go5Set) -> bool:
         """V-9: the owner's first set of the round (it holds no joker)."""
         return self._first_ids.get(set_.owner) == set_.id
-
-
-_STATE_FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(Go5State))
-_STATE_FIELD_SET = frozenset(_STATE_FIELDS)
-
-
-def _update(state: Go5State, **changes: Any) -> Go5State:
-    """`dataclasses.replace` for a Go5State without its generic overhead (the fold's hot path).
-
-    Only the fields are copied: what a state caches (`_owned`, `_first_ids`) is its own."""
-    assert changes.keys() <= _STATE_FIELD_SET, f"no Go5State fields: {sorted(changes.keys() - _STATE_FIELD_SET)}"
-    new = object.__new__(Go5State)
-    fields = vars(state)
-    vars(new).update({name: fields[name] for name in _STATE_FIELDS}, **changes)
-    return new
 
 
 # ---------------------------------------------------------------- events
@@ -652,7 +637,7 @@ class Go5(Game[Go5State]):
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
         if isinstance(event, GameEnded):
-            return _update(state, phase=FINISHED, winners=event.winners)
+            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"go5 cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -851,7 +836,7 @@ def _decide_swap(state: Go5State, seat: int, action: Action) -> Event:
     take, give = action["take"], action["give"]
     victim = _victim_set(state, seat, action["from_seat"], action["set"], take, give)
     hand = (*_check_in_hand(state.hands[seat], [give], "V-8"), take)
-    swapped = _update(state, sets=tuple(victim if s.id == victim.id else s for s in state.sets))
+    swapped = replaced(state, sets=tuple(victim if s.id == victim.id else s for s in state.sets))
     base = {"actor": seat, "from_seat": victim.owner, "set": victim.id, "take": take, "give": give}
     if kind == "lay_off":
         own = _own_set(swapped, seat, target, "V-8")
@@ -1002,7 +987,7 @@ def _replace(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
 
 
 def _with_hand(state: Go5State, seat: int, hand: Iterable[str]) -> Go5State:
-    return _update(state, hands=_replace(state.hands, seat, in_order(hand)))
+    return replaced(state, hands=_replace(state.hands, seat, in_order(hand)))
 
 
 def _without(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
@@ -1014,7 +999,7 @@ def _without(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
 def _apply_deal(state: Go5State, event: RoundStarted) -> Go5State:
     assert event.round == state.round + 1 and state.phase == BETWEEN_ROUNDS
     dealt = deal(state.config.round_deck(event.round, CANONICAL), state.players, event.dealer)
-    return _update(
+    return replaced(
         state,
         round=event.round,
         dealer=event.dealer,
@@ -1043,8 +1028,8 @@ def _apply_draw(state: Go5State, event: CardsDrawn) -> Go5State:
     if event.source == "discard":
         assert state.discard and state.discard[-1] == event.taken
         state = _with_hand(state, seat, (*state.hands[seat], state.discard[-1]))
-        state = _update(state, discard=state.discard[:-1])
-    return _update(state, phase=PLAY, pending=1, discarder=None)
+        state = replaced(state, discard=state.discard[:-1])
+    return replaced(state, phase=PLAY, pending=1, discarder=None)
 
 
 def _apply_stock_step(state: Go5State, event: Event) -> Go5State:
@@ -1052,23 +1037,23 @@ def _apply_stock_step(state: Go5State, event: Event) -> Go5State:
     if isinstance(event, StockReshuffled):
         assert not state.stock and event.reshuffle == state.reshuffles + 1 == 1
         stock = state.config.reshuffle(state.round, event.reshuffle, state.discard[:-1])
-        return _update(state, stock=stock, discard=state.discard[-1:], reshuffles=event.reshuffle)
+        return replaced(state, stock=stock, discard=state.discard[-1:], reshuffles=event.reshuffle)
     assert isinstance(event, StopCardLaid | StockCardReceived) and event.seat == state.turn and state.stock
     top, stock = state.stock[0], state.stock[1:]
     if isinstance(event, StopCardLaid):
         assert top == STOP
         stops = _replace(state.stops, event.seat, state.stops[event.seat] + 1)
-        return _update(state, stock=stock, stops=stops)
+        return replaced(state, stock=stock, stops=stops)
     assert top != STOP
     state = _with_hand(state, event.seat, (*state.hands[event.seat], top))
-    return _update(state, stock=stock, pending=state.pending - 1)
+    return replaced(state, stock=stock, pending=state.pending - 1)
 
 
 def _with_set(state: Go5State, set_: Go5Set) -> Go5State:
     """The state with `set_` replacing the set of its id, or added."""
     if state.set_by_id(set_.id) is None:
-        return _update(state, sets=(*state.sets, set_), next_set=set_.id + 1)
-    return _update(state, sets=tuple(set_ if s.id == set_.id else s for s in state.sets))
+        return replaced(state, sets=(*state.sets, set_), next_set=set_.id + 1)
+    return replaced(state, sets=tuple(set_ if s.id == set_.id else s for s in state.sets))
 
 
 def _new_set(owner: int, set_id: int, by: str, cards: tuple[str, ...]) -> Go5Set:
@@ -1091,7 +1076,7 @@ def _apply_play(state: Go5State, event: Event) -> Go5State:
     else:
         assert isinstance(event, CardSwapped)
         state = _apply_swap(state, event)
-    return _update(state, played=True)
+    return replaced(state, played=True)
 
 
 def _apply_swap(state: Go5State, event: CardSwapped) -> Go5State:
@@ -1113,7 +1098,7 @@ def _apply_swap(state: Go5State, event: CardSwapped) -> Go5State:
 def _after_play(state: Go5State) -> Go5State:
     """V-12: a five ends the round at once; V-11: an empty hand ends the turn without a discard."""
     if any(len(s.cards) >= FIVE for s in state.sets):
-        return _update(state, phase=ROUND_OVER, ended=FIVE_REACHED, closer=state.turn)
+        return replaced(state, phase=ROUND_OVER, ended=FIVE_REACHED, closer=state.turn)
     if not state.hands[state.turn]:
         return _end_turn(state)
     return state
@@ -1122,21 +1107,21 @@ def _after_play(state: Go5State) -> Go5State:
 def _end_turn(state: Go5State) -> Go5State:
     """The next player draws; a played stop card skips one seat (V-10)."""
     step = 2 if state.stop_played else 1
-    return _update(state, turn=(state.turn + step) % state.players, phase=DRAW, played=False, stop_played=False)
+    return replaced(state, turn=(state.turn + step) % state.players, phase=DRAW, played=False, stop_played=False)
 
 
 def _apply_stop(state: Go5State, event: StopPlayed) -> Go5State:
     seat = int(event.actor)
     assert state.phase == PLAY and seat == state.turn and state.stops[seat] and not state.stop_played
     stops = _replace(state.stops, seat, state.stops[seat] - 1)
-    return _update(state, stops=stops, stops_out=state.stops_out + 1, stop_played=True)
+    return replaced(state, stops=stops, stops_out=state.stops_out + 1, stop_played=True)
 
 
 def _apply_discard(state: Go5State, event: CardDiscarded) -> Go5State:
     seat = int(event.actor)
     assert state.phase == PLAY and seat == state.turn and not state.pending
     state = _with_hand(state, seat, _without(state.hands[seat], [event.card]))
-    state = _update(state, discard=(*state.discard, event.card), discarder=seat)
+    state = replaced(state, discard=(*state.discard, event.card), discarder=seat)
     return _end_turn(state)
 
 
@@ -1146,13 +1131,13 @@ def _apply_go5(state: Go5State, event: Go5Called) -> Go5State:
     assert state.phase == DRAW and state.discarder not in (None, seat) and state.discard[-1] == event.card
     assert set_ is not None and set_.owner == seat and len(set_.cards) == FIVE - 1
     state = _with_set(state, set_.with_cards((*set_.cards, event.card)))
-    return _update(state, discard=state.discard[:-1], phase=ROUND_OVER, ended=GO5_CALLED, closer=seat, discarder=None)
+    return replaced(state, discard=state.discard[:-1], phase=ROUND_OVER, ended=GO5_CALLED, closer=seat, discarder=None)
 
 
 def _apply_round_scored(state: Go5State, event: RoundScored) -> Go5State:
     assert event.round == state.round
     totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
-    return _update(
+    return replaced(
         state,
         totals=totals,
         round_scores=(*state.round_scores, event.scores),

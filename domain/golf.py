@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import canonical_deck, rank_of
-from domain.engine import Game, GameConfig, register
+from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import INT, INT_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -374,7 +374,7 @@ class Golf(Game[GolfState]):
             return _apply_reshuffle(state, event)
         if isinstance(event, CardDrawn):
             assert state.drawn is None and state.stock, "draw without a stock or with a card in hand"
-            return dataclasses.replace(state, drawn=state.stock[0], stock=state.stock[1:])
+            return replaced(state, drawn=state.stock[0], stock=state.stock[1:])
         if isinstance(event, TURN_EVENTS):
             return _end_turn(_apply_turn(state, event))
         if isinstance(event, ColumnDiscarded):
@@ -382,7 +382,7 @@ class Golf(Game[GolfState]):
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
         if isinstance(event, GameEnded):
-            return dataclasses.replace(state, phase=FINISHED, winners=event.winners)
+            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"golf cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -548,7 +548,7 @@ def _deal(state: GolfState, event: RoundStarted) -> GolfState:
     for i in range(n * size):
         hands[(event.dealer + 1 + i) % n].append(deck[i])
     flips = config.options["initial_flips"]
-    return dataclasses.replace(
+    return replaced(
         state,
         round=event.round,
         dealer=event.dealer,
@@ -574,13 +574,13 @@ def _apply_reveal(state: GolfState, event: CardsRevealed) -> GolfState:
     grid = state.grids[seat].turn_up(*event.positions)
     revealed = state.revealed | {seat}
     phase = PLAY if len(revealed) == state.players else SETUP
-    return dataclasses.replace(state, grids=_replace_grid(state, seat, grid), revealed=revealed, phase=phase)
+    return replaced(state, grids=_replace_grid(state, seat, grid), revealed=revealed, phase=phase)
 
 
 def _apply_reshuffle(state: GolfState, event: StockReshuffled) -> GolfState:
     assert not state.stock and event.reshuffle == state.reshuffles + 1
     stock = state.config.reshuffle(state.round, event.reshuffle, state.discard[:-1])
-    return dataclasses.replace(state, stock=stock, discard=state.discard[-1:], reshuffles=event.reshuffle)
+    return replaced(state, stock=stock, discard=state.discard[-1:], reshuffles=event.reshuffle)
 
 
 def _apply_turn(state: GolfState, event: Event) -> GolfState:
@@ -601,7 +601,7 @@ def _apply_turn(state: GolfState, event: Event) -> GolfState:
 
 
 def _with(state: GolfState, seat: int, grid: Grid, discard: tuple[str, ...]) -> GolfState:
-    return dataclasses.replace(state, grids=_replace_grid(state, seat, grid), discard=discard, drawn=None)
+    return replaced(state, grids=_replace_grid(state, seat, grid), discard=discard, drawn=None)
 
 
 def _end_turn(state: GolfState) -> GolfState:
@@ -612,20 +612,20 @@ def _end_turn(state: GolfState) -> GolfState:
         ender, final_turns = seat, state.players - 1
     elif ender is not None:
         final_turns -= 1
-    return dataclasses.replace(state, turn=(seat + 1) % state.players, ender=ender, final_turns=final_turns)
+    return replaced(state, turn=(seat + 1) % state.players, ender=ender, final_turns=final_turns)
 
 
 def _apply_column(state: GolfState, event: ColumnDiscarded) -> GolfState:
     grid = state.grids[event.seat]
     for position in grid.columns()[event.column]:
         grid = grid.place(position, None)
-    return dataclasses.replace(state, grids=_replace_grid(state, event.seat, grid), discard=state.discard + event.cards)
+    return replaced(state, grids=_replace_grid(state, event.seat, grid), discard=state.discard + event.cards)
 
 
 def _apply_round_scored(state: GolfState, event: RoundScored) -> GolfState:
     grids = tuple(g.turn_up(*range(len(g.cards))) for g in state.grids)
     totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
-    return dataclasses.replace(
+    return replaced(
         state, grids=grids, totals=totals, round_scores=state.round_scores + (event.scores,), phase=BETWEEN_ROUNDS
     )
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from domain import romme_melds as rm
 from domain.cards import JOKER, canonical_deck, is_card
-from domain.engine import Game, GameConfig, register
+from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -462,7 +462,7 @@ class Romme(Game[RommeState]):
             return _start_round(state, event)
         if isinstance(event, DeckCut):
             assert state.phase == CUT and 1 <= event.position < len(state.deck)
-            return dataclasses.replace(
+            return replaced(
                 state,
                 phase=DEAL,
                 cut_position=event.position,
@@ -478,17 +478,13 @@ class Romme(Game[RommeState]):
             assert state.stock and not state.drawn
             seat = state.turn
             hand = rm.sort_cards((*state.hands[seat], state.stock[0]))
-            return dataclasses.replace(
-                state, stock=state.stock[1:], hands=_replace(state.hands, seat, hand), drawn=True
-            )
+            return replaced(state, stock=state.stock[1:], hands=_replace(state.hands, seat, hand), drawn=True)
         if isinstance(event, DiscardTaken):
             return _apply_take(state, event)
         if isinstance(event, MeldLaid):
             seat = int(event.actor)
             state = _lay_meld(state, seat, event.meld, event.kind, event.cards)
-            return dataclasses.replace(
-                state, hands=_replace(state.hands, seat, _remove(state.hands[seat], event.cards))
-            )
+            return replaced(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], event.cards)))
         if isinstance(event, CardLaidOff):
             return _apply_lay_off(state, event)
         if isinstance(event, JokerSwapped):
@@ -498,7 +494,7 @@ class Romme(Game[RommeState]):
         if isinstance(event, WentOut):
             seat = int(event.actor)
             assert len(state.hands[seat]) == 1 and state.drawn
-            return dataclasses.replace(
+            return replaced(
                 state,
                 face_down=state.hands[seat],
                 hands=_replace(state.hands, seat, ()),
@@ -509,7 +505,7 @@ class Romme(Game[RommeState]):
         if isinstance(event, RoundScored):
             return _apply_scored(state, event)
         if isinstance(event, GameEnded):
-            return dataclasses.replace(state, phase=FINISHED, winners=event.winners)
+            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"romme cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -592,7 +588,7 @@ def _start_round(state: RommeState, event: RoundStarted) -> RommeState:
     n = state.players
     assert event.round == state.round + 1 and event.cutter == (event.dealer - 1) % n
     deck = state.config.round_deck(event.round, canonical_deck(copies=DECK_COPIES, jokers=JOKERS))
-    return dataclasses.replace(
+    return replaced(
         state,
         round=event.round,
         dealer=event.dealer,
@@ -623,7 +619,7 @@ def _apply_grab(state: RommeState, event: LuckyGrab) -> RommeState:
     assert state.phase == DEAL and not state.grab_done and tuple(reversed(state.lifted[-count:])) == event.cards
     seat = event.seat
     hand = rm.sort_cards((*state.hands[seat], *event.cards))
-    return dataclasses.replace(
+    return replaced(
         state,
         lifted=state.lifted[:-count],
         grabbed=event.cards,
@@ -647,7 +643,7 @@ def _deal(state: RommeState, event: HandsDealt) -> RommeState:
         seat = (seat + 1) % n
     stock = stack[index:]
     assert len(stock) == event.stock_size
-    return dataclasses.replace(
+    return replaced(
         state,
         phase=PLAY,
         lifted=(),
@@ -831,14 +827,14 @@ def _lay_meld(state: RommeState, seat: int, meld_id: int, kind: str, cards: tupl
     """A new meld, or (R-12) a set joining the player's set of its rank."""
     if meld_id == state.next_meld:
         meld = LaidMeld(meld_id, seat, kind, cards)
-        return dataclasses.replace(state, melds=state.melds + (meld,), next_meld=meld_id + 1)
+        return replaced(state, melds=state.melds + (meld,), next_meld=meld_id + 1)
     existing = state.meld(meld_id)
     assert existing is not None and existing.seat == seat and existing.kind == rm.SET == kind
-    return _update_meld(state, dataclasses.replace(existing, cards=existing.cards + cards))
+    return _update_meld(state, replaced(existing, cards=existing.cards + cards))
 
 
 def _update_meld(state: RommeState, meld: LaidMeld) -> RommeState:
-    return dataclasses.replace(state, melds=tuple(meld if m.id == meld.id else m for m in state.melds))
+    return replaced(state, melds=tuple(meld if m.id == meld.id else m for m in state.melds))
 
 
 def _apply_take(state: RommeState, event: DiscardTaken) -> RommeState:
@@ -848,7 +844,7 @@ def _apply_take(state: RommeState, event: DiscardTaken) -> RommeState:
     used.remove(event.card)
     state = _lay_meld(state, seat, event.meld, event.kind, event.cards)
     hand = rm.sort_cards((*_remove(state.hands[seat], used), *state.discard[:-1]))
-    return dataclasses.replace(state, hands=_replace(state.hands, seat, hand), discard=(), drawn=True)
+    return replaced(state, hands=_replace(state.hands, seat, hand), discard=(), drawn=True)
 
 
 def _apply_lay_off(state: RommeState, event: CardLaidOff) -> RommeState:
@@ -856,24 +852,24 @@ def _apply_lay_off(state: RommeState, event: CardLaidOff) -> RommeState:
     meld = state.meld(event.meld)
     assert meld is not None and meld.seat == seat
     cards = (event.card, *meld.cards) if event.end == rm.LOW else (*meld.cards, event.card)
-    state = _update_meld(state, dataclasses.replace(meld, cards=cards))
-    return dataclasses.replace(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], [event.card])))
+    state = _update_meld(state, replaced(meld, cards=cards))
+    return replaced(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], [event.card])))
 
 
 def _apply_swap(state: RommeState, event: JokerSwapped) -> RommeState:
     seat = int(event.actor)
     meld = state.meld(event.meld)
     assert meld is not None and meld.seat == seat
-    state = _update_meld(state, dataclasses.replace(meld, cards=rm.swapped(meld.cards, event.index, event.card)))
+    state = _update_meld(state, replaced(meld, cards=rm.swapped(meld.cards, event.index, event.card)))
     hand = _remove(state.hands[seat], [event.card])
-    return dataclasses.replace(state, hands=_replace(state.hands, seat, hand), out=state.out + (JOKER,))
+    return replaced(state, hands=_replace(state.hands, seat, hand), out=state.out + (JOKER,))
 
 
 def _apply_discard(state: RommeState, event: CardDiscarded) -> RommeState:
     seat = int(event.actor)
     hands = _replace(state.hands, seat, _remove(state.hands[seat], [event.card]))
     following = (seat + 1) % state.players
-    return dataclasses.replace(
+    return replaced(
         state,
         hands=hands,
         discard=state.discard + (event.card,),
@@ -907,7 +903,7 @@ def _apply_scored(state: RommeState, event: RoundScored) -> RommeState:
         event.round, event.winner, event.reason, event.doubled, event.meld_points, event.hand_points, event.scores
     )
     reached = state.mark_reached or any(at_mark(state.config.options, t) for t in totals)
-    return dataclasses.replace(
+    return replaced(
         state,
         phase=BETWEEN_ROUNDS,
         totals=totals,

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from domain.cards import JOKER, SUITS, canonical_deck, rank_of, suit_of
-from domain.engine import Game, GameConfig, register
+from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -103,20 +103,6 @@ class SwitchState:
     def holders(self) -> tuple[int, ...]:
         """Seats that still hold cards."""
         return tuple(seat for seat, hand in enumerate(self.hands) if hand)
-
-
-_STATE_FIELDS = frozenset(field.name for field in dataclasses.fields(SwitchState))
-
-
-def _replace(state: SwitchState, **changes: Any) -> SwitchState:
-    """`dataclasses.replace` for SwitchState, a few times faster (it has no `__post_init__`).
-
-    The bots' search applies many actions a move (domain/bots/expert.py), so this matters.
-    """
-    assert _STATE_FIELDS.issuperset(changes), f"SwitchState has no field(s) {set(changes) - _STATE_FIELDS}"
-    new = object.__new__(SwitchState)
-    new.__dict__.update(state.__dict__, **changes)
-    return new
 
 
 # ---------------------------------------------------------------- events
@@ -355,7 +341,7 @@ class Switch(Game[SwitchState]):
             return _deal(state, event)
         if isinstance(event, SuitChosen):
             assert state.phase == CHOOSE_SUIT
-            return _replace(state, suit=event.suit, phase=PLAY)
+            return replaced(state, suit=event.suit, phase=PLAY)
         if isinstance(event, CardsPlayed):
             return _apply_play(state, event)
         if isinstance(event, StockReshuffled):
@@ -366,11 +352,11 @@ class Switch(Game[SwitchState]):
             return _apply_pending_taken(state, event)
         if isinstance(event, Passed):
             assert state.drawn is not None
-            return _end_turn(_replace(state, drawn=None), empty=False)
+            return _end_turn(replaced(state, drawn=None), empty=False)
         if isinstance(event, RoundScored):
             return _apply_scored(state, event)
         if isinstance(event, GameEnded):
-            return _replace(state, phase=FINISHED, winners=event.winners)
+            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"switch cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -559,7 +545,7 @@ def _deal(state: SwitchState, event: RoundStarted) -> SwitchState:
         hands[(event.dealer + 1 + i) % n].append(deck[i])
     start = deck[n * size]
     assert start == event.start_card, "the start card is not the deck's"
-    dealt = _replace(
+    dealt = replaced(
         state,
         round=event.round,
         dealer=event.dealer,
@@ -583,13 +569,13 @@ def _start_card_effect(state: SwitchState, rank: str) -> SwitchState:
     """S-3: the start card acts on the first player, left of the dealer."""
     n = state.players
     if rank == "K":
-        return _replace(state, direction=COUNTERCLOCKWISE, turn=(state.dealer - 1) % n)
+        return replaced(state, direction=COUNTERCLOCKWISE, turn=(state.dealer - 1) % n)
     if rank == "8":
-        return _replace(state, turn=(state.dealer + 2) % n)
+        return replaced(state, turn=(state.dealer + 2) % n)
     if rank == "J":
-        return _replace(state, phase=CHOOSE_SUIT, suit=None)
+        return replaced(state, phase=CHOOSE_SUIT, suit=None)
     if rank in PENDING_ADDS:
-        return _replace(state, pending=PENDING_ADDS[rank])
+        return replaced(state, pending=PENDING_ADDS[rank])
     return state
 
 
@@ -619,7 +605,7 @@ def _apply_play(state: SwitchState, event: CardsPlayed) -> SwitchState:
             suit = suit_of(card)
         if rank == "K":
             direction = -direction
-    played = _replace(
+    played = replaced(
         state,
         hands=_replace_hand(state, seat, _remove(state.hands[seat], event.cards)),
         discard=state.discard + event.cards,
@@ -631,10 +617,10 @@ def _apply_play(state: SwitchState, event: CardsPlayed) -> SwitchState:
     )
     last = rank_of(event.cards[-1])
     if not played.hands[seat] and last not in PENDING_ADDS:
-        return _replace(played, phase=HAND_OVER, ended=WENT_OUT)
+        return replaced(played, phase=HAND_OVER, ended=WENT_OUT)
     if len(played.holders()) < 2:
-        return _replace(played, phase=HAND_OVER, ended=ONE_LEFT)
-    return _replace(played, turn=_next_holder(played, seat, skip=1 if last == "8" else 0))
+        return replaced(played, phase=HAND_OVER, ended=ONE_LEFT)
+    return replaced(played, turn=_next_holder(played, seat, skip=1 if last == "8" else 0))
 
 
 def _next_holder(state: SwitchState, after: int, skip: int = 0) -> int:
@@ -652,15 +638,15 @@ def _end_turn(state: SwitchState, empty: bool) -> SwitchState:
     """The turn passes on; S-8: a turn ended by an empty draw of every holder in a row blocks the hand."""
     empty_turns = state.empty_turns + 1 if empty else 0
     if empty_turns >= len(state.holders()):
-        return _replace(state, empty_turns=empty_turns, phase=HAND_OVER, ended=BLOCKED)
-    return _replace(state, empty_turns=empty_turns, turn=_next_holder(state, state.turn))
+        return replaced(state, empty_turns=empty_turns, phase=HAND_OVER, ended=BLOCKED)
+    return replaced(state, empty_turns=empty_turns, turn=_next_holder(state, state.turn))
 
 
 def _take(state: SwitchState, seat: int, count: int) -> SwitchState:
     """`count` cards from the top of the stock into the seat's hand."""
     assert count <= len(state.stock), "drawing more cards than the stock holds"
     hand = state.hands[seat] + state.stock[:count]
-    return _replace(state, hands=_replace_hand(state, seat, hand), stock=state.stock[count:])
+    return replaced(state, hands=_replace_hand(state, seat, hand), stock=state.stock[count:])
 
 
 def _apply_draw(state: SwitchState, event: CardDrawn) -> SwitchState:
@@ -673,7 +659,7 @@ def _apply_draw(state: SwitchState, event: CardDrawn) -> SwitchState:
     card = state.stock[0]
     taken = _take(state, seat, 1)
     if matches(taken, card):
-        return _replace(taken, drawn=card)
+        return replaced(taken, drawn=card)
     return _end_turn(taken, empty=False)
 
 
@@ -682,9 +668,9 @@ def _apply_pending_taken(state: SwitchState, event: PendingDrawTaken) -> SwitchS
     seat = int(event.actor)
     assert seat == state.turn and event.pending == state.pending > 0
     assert event.count == min(state.pending, len(state.stock)), "a pending draw takes what the stock holds"
-    taken = _replace(_take(state, seat, event.count), pending=0)
+    taken = replaced(_take(state, seat, event.count), pending=0)
     if len(taken.holders()) < taken.players:
-        return _replace(taken, phase=HAND_OVER, ended=DRAW_TAKEN)
+        return replaced(taken, phase=HAND_OVER, ended=DRAW_TAKEN)
     return _end_turn(taken, empty=event.count == 0)
 
 
@@ -692,14 +678,14 @@ def _apply_reshuffle(state: SwitchState, event: StockReshuffled) -> SwitchState:
     """S-8: the pile but its top card, shuffled with the C-4 reshuffle label, goes under the stock."""
     assert event.reshuffle == state.reshuffles + 1 and len(state.discard) > 1
     fresh = state.config.reshuffle(state.round, event.reshuffle, state.discard[:-1])
-    return _replace(state, stock=state.stock + fresh, discard=state.discard[-1:], reshuffles=event.reshuffle)
+    return replaced(state, stock=state.stock + fresh, discard=state.discard[-1:], reshuffles=event.reshuffle)
 
 
 def _apply_scored(state: SwitchState, event: RoundScored) -> SwitchState:
     """S-10: every hand's value is added to its total."""
     assert state.phase == HAND_OVER
     totals = tuple(t + s for t, s in zip(state.totals, event.scores, strict=True))
-    return _replace(state, totals=totals, round_scores=state.round_scores + (event.scores,), phase=BETWEEN_ROUNDS)
+    return replaced(state, totals=totals, round_scores=state.round_scores + (event.scores,), phase=BETWEEN_ROUNDS)
 
 
 # ---------------------------------------------------------------- view helpers
