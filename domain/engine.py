@@ -16,8 +16,6 @@ from domain.options import Action, ActionSpec, OptionSpec, parse_action, resolve
 from domain.shuffle import commitment, reshuffle_label, round_label, shuffle
 
 S = TypeVar("S")
-
-
 T = TypeVar("T")
 
 

@@ -6,7 +6,7 @@ expert got only a handful of samples in its time budget. Here the candidate acti
 goes through the engine; the rest of the hand is played on one mutable table with the same
 play rules (`domain.switch.plays`, `matches`), the same `greedy` choice from the same
 streams and the same effects (S-5 ... S-10), so every rollout ends exactly as the engine's
-would (tests/unit/test_switch_rollout.py), many times faster.
+would (tests/unit/test_switch_rollout.py), about three times faster.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ class RolloutTable:
 
     @classmethod
     def of(cls, state: SwitchState) -> RolloutTable:
+        """The table of a hand in play, with copies of its cards."""
         return cls(
             config=state.config,
             hands=[list(hand) for hand in state.hands],
@@ -65,6 +66,7 @@ class RolloutTable:
         return self.discard[-1]
 
     def holders(self) -> int:
+        """How many seats still hold cards."""
         return sum(1 for hand in self.hands if hand)
 
     def act(self, seat: int, action: Mapping[str, Any]) -> None:
