@@ -1,14 +1,18 @@
 """The reconciler: every bot turn that is due has a job that is queued, scheduled or running, and
 every person on a turn timeout's clock has that timeout scheduled.
 
-It walks the waiting index (`bots:waiting`, see service/dispatch.py). A game whose bot job for the
-indexed version is in hand (queued in the list, scheduled, or started by a live worker) is left
-alone. Otherwise the game is loaded: when a bot is due at its current version and that version's
-job is not in hand either (missing, lost from the queue, failed, finished, or started by a worker
-that is gone), the job is enqueued again; when a person is due in a game with `turn_seconds` and
-that version's timeout is not in hand, it is scheduled again, a full `turn_seconds` from now (the
-reconciler does not know when the person's clock started, so it errs on the person's side); when
-nothing is due, the game leaves the index.
+It walks the waiting index (`bots:waiting`, see service/dispatch.py). A game whose bot job or turn
+timeout for the indexed version is in hand (queued in the list, scheduled, or started by a live
+worker) is left alone without being loaded, so a game waiting for a person on a timeout's clock costs
+a pass no more than one with a bot job queued. (Where a bot and a person may both act at that
+version, a Go5 call, a lost bot job is then found once the timeout has played and the game moved on.)
+
+Otherwise the game is loaded. When a bot is due at its current version and that version's job is not
+in hand either (missing, lost from the queue, failed, finished, or started by a worker that is gone),
+the job is enqueued again, or put on RQ's schedule CALL_GRACE_SECONDS out while a person may call
+Go5. When a person is due in a game with `turn_seconds` and that version's timeout is not in hand, it
+is scheduled again, a full `turn_seconds` from now (the reconciler does not know when the person's
+clock started, so it errs on the person's side). When nothing is due, the game leaves the index.
 
 Safe to run at any time and from any number of processes: jobs are one per (game, version) and a
 turn is a compare-and-append on the version, so a job that runs twice plays once.
@@ -107,10 +111,11 @@ class Reconciler:
         if not entries:
             return []
         jobs = self._fetch([bot_job_id(game_id, version) for game_id, version in entries])
+        timeouts = self._fetch([timeout_job_id(game_id, version) for game_id, version in entries])
         look = self._look()
         requeued = []
-        for (game_id, seen), job in zip(entries, jobs, strict=True):
-            if self._in_hand(job, look):
+        for (game_id, seen), job, timeout in zip(entries, jobs, timeouts, strict=True):
+            if self._in_hand(job, look) or self._in_hand(timeout, look):
                 continue
             try:
                 done = self._repair(game_id, seen, look)

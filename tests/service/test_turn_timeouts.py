@@ -23,7 +23,7 @@ from service.store import EventStore
 from service.timeouts import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, check_chain
-from workers.reconcile import Reconciler, waiting_for
+from workers.reconcile import Reconciler, Waiting, waiting_for
 
 HUMAN_AND_BOT = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}]
 ONE_ROUND = {"rounds": 1}
@@ -305,6 +305,26 @@ def test_the_reconciler_schedules_a_lost_turn_timeout_again(
     while not (loaded := rq_service.load(game_id)).snap.finished:
         assert play_turn_timeout(rq_service, game_id, loaded.version) == "played"
     assert dispatcher.index.entries() == [] and scheduled(rq_service) == {}
+
+
+def test_the_reconciler_does_not_load_a_game_whose_turn_timeout_is_in_hand(rq_service: GameService) -> None:
+    """A person on a timeout's clock whose timeout is scheduled costs a reconciler pass no game load
+    (it would otherwise be loaded on every pass, for every such game); a lost one is looked at."""
+    dispatcher = rq_service.dispatcher
+    assert isinstance(dispatcher, RQDispatcher)
+    looked: list[str] = []
+
+    def due(game_id: str) -> Waiting | None:
+        looked.append(game_id)
+        return waiting_for(rq_service, game_id)
+
+    reconciler = Reconciler(dispatcher, due)
+    created = rq_service.create_game("golf", TWO_HUMANS, ONE_ROUND, seed="unloaded", turn_seconds=60)
+    game_id, version = created["id"], created["version"]
+    assert reconciler.run_once() == [] and reconciler.run_once() == []
+    assert looked == []
+    dispatcher.cancel_timeout(game_id, version)
+    assert reconciler.run_once() == [(game_id, version)] and looked == [game_id]
 
 
 def test_a_game_without_turn_timeouts_or_bots_never_waits_for_the_workers(rq_service: GameService) -> None:
