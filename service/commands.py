@@ -107,6 +107,10 @@ class LoadedGame:
         first, as a player at the table gives the others a moment to call."""
         return any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
 
+    def bot_delay_seconds(self) -> int:
+        """How long a bot due now waits before it acts: CALL_GRACE_SECONDS while a person may call."""
+        return CALL_GRACE_SECONDS if self.person_may_call() else 0
+
 
 class GameService:
     """Creates games, loads them (cached by version) and runs actions through the rules."""
@@ -414,8 +418,7 @@ class GameService:
         failure here is only logged (the waiting index and the reconciler cover it)."""
         try:
             if loaded.bot_to_act() is not None:
-                grace = CALL_GRACE_SECONDS if loaded.person_may_call() else 0
-                self.dispatcher.schedule(loaded.id, loaded.version, grace)
+                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds())
             elif isinstance(self.dispatcher, TracksWaiting) and loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
             elif isinstance(self.dispatcher, TracksWaiting) and loaded.workers_may_wait():

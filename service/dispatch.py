@@ -148,14 +148,18 @@ class RQDispatcher:
         already (any state) is left alone."""
         self.index.raise_to(game_id, version)
         with contextlib.suppress(DuplicateJobError):
-            if delay_seconds > 0:
-                self.queue.schedule_job(self._bot_job(game_id, version), _due(delay_seconds), unique=True)
-            else:
-                self.enqueue(game_id, version, unique=True)
+            self._put(self._bot_job(game_id, version), delay_seconds, unique=True)
 
     def enqueue(self, game_id: str, version: int, *, unique: bool = False, meta: dict[str, Any] | None = None) -> Job:
         """The job of (game, version), retried with backoff when it fails."""
-        return self.queue.enqueue_job(self._bot_job(game_id, version, meta), unique=unique)
+        return self._put(self._bot_job(game_id, version, meta), 0, unique=unique)
+
+    def _put(self, job: Job, delay_seconds: int, unique: bool = False) -> Job:
+        """`job` on the queue now, or on RQ's schedule `delay_seconds` from now."""
+        if delay_seconds > 0:
+            scheduled: Job = self.queue.schedule_job(job, _due(delay_seconds), unique=unique)
+            return scheduled
+        return self.queue.enqueue_job(job, unique=unique)
 
     def _bot_job(self, game_id: str, version: int, meta: dict[str, Any] | None = None) -> Job:
         return self._job(BOT_TURN_JOB, bot_job_id(game_id, version), game_id, version, meta)
@@ -178,7 +182,7 @@ class RQDispatcher:
         now; one that is scheduled already is left alone."""
         job = self._job(TURN_TIMEOUT_JOB, timeout_job_id(game_id, version), game_id, version)
         with contextlib.suppress(DuplicateJobError):
-            self.queue.schedule_job(job, _due(seconds), unique=True)
+            self._put(job, seconds, unique=True)
 
     def cancel_timeout(self, game_id: str, version: int) -> None:
         """Take the timeout of (game, version) off the schedule and delete it; one that the scheduler has
@@ -199,9 +203,7 @@ class RQDispatcher:
         wait): first drop the job id from RQ's lists and registries, where a dead worker or an earlier
         failure left it, so that RQ's own clean-up does not act on the new job later."""
         self._forget(bot_job_id(game_id, version))
-        if delay_seconds > 0:
-            return self.queue.schedule_job(self._bot_job(game_id, version, meta), _due(delay_seconds))
-        return self.enqueue(game_id, version, meta=meta)
+        return self._put(self._bot_job(game_id, version, meta), delay_seconds)
 
     def _forget(self, job_id: str) -> None:
         """Drop a job id from RQ's lists and registries (a dead worker's, a failure's, the schedule)."""

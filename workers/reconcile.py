@@ -35,7 +35,7 @@ import redis
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service.commands import CALL_GRACE_SECONDS, GameService
+from service.commands import GameService
 from service.dispatch import RQDispatcher, bot_job_id, timeout_job_id
 from service.problems import ApiError
 
@@ -78,7 +78,7 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
         loaded.version,
         bot is not None and bot.level is not None,
         loaded.turn_seconds if loaded.timeout_due() else None,
-        CALL_GRACE_SECONDS if loaded.person_may_call() else 0,
+        loaded.bot_delay_seconds(),
     )
 
 
@@ -111,11 +111,12 @@ class Reconciler:
         if not entries:
             return []
         jobs = self._fetch([bot_job_id(game_id, version) for game_id, version in entries])
-        timeouts = self._fetch([timeout_job_id(game_id, version) for game_id, version in entries])
         look = self._look()
+        without_bot_job = [entry for entry, job in zip(entries, jobs, strict=True) if not self._in_hand(job, look)]
+        timeouts = self._fetch([timeout_job_id(game_id, version) for game_id, version in without_bot_job])
         requeued = []
-        for (game_id, seen), job, timeout in zip(entries, jobs, timeouts, strict=True):
-            if self._in_hand(job, look) or self._in_hand(timeout, look):
+        for (game_id, seen), timeout in zip(without_bot_job, timeouts, strict=True):
+            if self._in_hand(timeout, look):
                 continue
             try:
                 done = self._repair(game_id, seen, look)
