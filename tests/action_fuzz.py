@@ -13,13 +13,17 @@ import copy
 import dataclasses
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from domain import engine
 from domain.errors import DomainError, InvalidInput, RuleViolation
 
 GAMES = ("golf", "romme", "switch", "go5")
+SEED_VARIABLE = "ACTION_FUZZ_SEED"
+CASES_VARIABLE = "ACTION_FUZZ_CASES"
+DEFAULT_SEED = 20261201
+MIN_CASES = 10_000
 RULE_ID = re.compile(r"^[A-Z]+-\d+$")
 CODE = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -206,6 +210,12 @@ THEN_FORMS: tuple[Any, ...] = (
     {"": None},
     {"a": {"b": {"c": {"d": {"e": {}}}}}},
 )
+
+
+def fuzz_settings(environ: Mapping[str, str]) -> tuple[int, int]:
+    """The run's seed and cases per game: `ACTION_FUZZ_SEED` and `ACTION_FUZZ_CASES` (at least 10,000)."""
+    seed = int(environ.get(SEED_VARIABLE, DEFAULT_SEED))
+    return seed, max(MIN_CASES, int(environ.get(CASES_VARIABLE, MIN_CASES)))
 
 
 def all_foreign_codes() -> list[Any]:

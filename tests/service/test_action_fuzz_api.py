@@ -9,6 +9,7 @@ is no seat's. The stream (so the version and every event) must be exactly as bef
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
@@ -27,13 +28,14 @@ from tests.action_fuzz import (
     STOP_SWAPS,
     Mutator,
     Position,
+    fuzz_settings,
     positions,
     vocabulary,
 )
 from tests.conftest import auth
 from tests.service.helpers import assert_problem, assert_unchanged, stream_entries
 
-SEED = 20261201
+SEED, _ = fuzz_settings(os.environ)
 CASES_PER_GAME = 300
 CHECKPOINTS = 3  # positions per game: the start, then after random legal play
 FOREIGN_TOKEN = "not-a-seat-token-" + "x" * 20

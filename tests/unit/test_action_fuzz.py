@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import collections
 import os
+import pathlib
 import random
+import re
 import traceback
 from typing import Any
 
@@ -20,10 +22,22 @@ import pytest
 
 from domain import engine
 from domain.errors import DomainError, InvalidInput, RuleViolation
-from tests.action_fuzz import GAMES, STOP_SWAPS, Mutator, Position, check_refusal, positions, repro_position, vocabulary
+from tests.action_fuzz import (
+    CASES_VARIABLE,
+    GAMES,
+    MIN_CASES,
+    SEED_VARIABLE,
+    STOP_SWAPS,
+    Mutator,
+    Position,
+    check_refusal,
+    fuzz_settings,
+    positions,
+    repro_position,
+    vocabulary,
+)
 
-SEED = int(os.environ.get("ACTION_FUZZ_SEED", "20261201"))
-CASES_PER_GAME = max(10_000, int(os.environ.get("ACTION_FUZZ_CASES", "10000")))
+SEED, CASES_PER_GAME = fuzz_settings(os.environ)
 GAMES_PER_GAME = 5
 POSITIONS_PER_RANDOM_GAME = 5
 MAX_STEPS = 400
@@ -95,3 +109,17 @@ def test_mutated_actions_are_accepted_or_refused_with_a_rule_id_or_an_input_erro
     assert outcomes[RuleViolation.__name__] >= 500, outcomes
     assert outcomes[InvalidInput.__name__] >= 1_000, outcomes
     assert len(refusal_codes) >= 10, sorted(refusal_codes)
+
+
+def test_the_fuzzing_doc_command_sets_what_the_tests_read() -> None:
+    """docs/fuzzing.md: its command's variables pick the seed and the case count, its files exist."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "fuzzing.md").read_text(encoding="utf-8")
+    (command,) = re.findall(r"```sh\n(.*?)\n```", doc, re.DOTALL)
+    words = command.split()
+    settings = dict(word.split("=", 1) for word in words if "=" in word)
+    assert fuzz_settings(settings) == (int(settings[SEED_VARIABLE]), int(settings[CASES_VARIABLE]))
+    assert int(settings[CASES_VARIABLE]) > MIN_CASES
+    files = [word for word in words if word.startswith("tests/")]
+    assert files and all((root / name).is_file() for name in files)
+    assert f"at least {MIN_CASES:,} cases per game" in doc.replace("\n  ", " ")
