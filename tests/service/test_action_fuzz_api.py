@@ -4,7 +4,8 @@ refused action changes nothing (C-2, and each game's rules).
 A sample of tests/unit/test_action_fuzz.py's cases: games of people made through the API, brought to
 random positions by random legal play through the service's command path, then hostile variants of
 the legal actions posted with the token of the seat to act, of another seat, or with a token that
-is no seat's. The stream (so the version and every event) must be exactly as before each refusal.
+is no seat's, a quarter of them with an `Idempotency-Key`. The stream (so the version and every
+event) must be exactly as before each refusal.
 """
 
 from __future__ import annotations
@@ -92,9 +93,11 @@ class ApiTable:
             seat = self.rng.choice(snap.to_act())
             self.service.submit(self.id, seat, self.rng.choice(engine.legal_actions(snap, seat)))
 
-    def post(self, seat: int, action: dict[str, Any]) -> TestResponse:
-        token = self.tokens.get(seat, FOREIGN_TOKEN)
-        return self.client.post(f"/v1/games/{self.id}/actions", json=action, headers=auth(token))
+    def post(self, seat: int, action: dict[str, Any], idempotency_key: str | None) -> TestResponse:
+        headers = auth(self.tokens.get(seat, FOREIGN_TOKEN))
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
+        return self.client.post(f"/v1/games/{self.id}/actions", json=action, headers=headers)
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +126,7 @@ def test_mutated_actions_through_the_api_are_4xx_problems_that_change_nothing(
         position = Position(table.snap(), f"{game} {table.id} version {len(before)}")
         for seat, action in mutator.cases(game, position, CASES_PER_GAME // CHECKPOINTS):
             shown = repr(action)
-            response = table.post(seat, action)
+            response = table.post(seat, action, f"fuzz-{sent}" if rng.random() < 0.25 else None)
             sent += 1
             statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
             text = response.get_data(as_text=True)
