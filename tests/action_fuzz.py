@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import random
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 
 from domain import engine
 from domain.errors import DomainError, InvalidInput, RuleViolation
+from domain.events import Event
 
 GAMES = ("golf", "romme", "switch", "go5")
 SEED_VARIABLE = "ACTION_FUZZ_SEED"
@@ -490,6 +492,27 @@ def vocabulary(all_positions: dict[str, list[Position]]) -> dict[str, list[dict[
                     seen.setdefault(repr(sorted(action.items())), action)
         out[game_id] = [seen[key] for key in sorted(seen)]
     return out
+
+
+def check_replay(snap: engine.Snapshot[Any], seat: int, events: Sequence[Event]) -> str | None:
+    """Why an accepted action would fail an audit (None when it would not).
+
+    The verifier re-decides each action from its event's `to_action()` (domain/verify.py): that
+    must give the same events, JSON for JSON (so `true` never stands in for `1`)."""
+    own = [event for event in events if event.actor == seat]
+    if len(own) != 1:
+        return f"{len(own)} events of seat {seat} for one action: {[e.type_name() for e in own]}"
+    action = own[0].to_action()
+    if action is None:
+        return f"{own[0].type_name()} names no action"
+    try:
+        _, again = engine.act(snap, seat, action)
+    except DomainError as error:
+        return f"its event's action {action} is refused: {error.code} {error.detail}"
+    first, second = (
+        json.dumps([(e.type_name(), e.actor, e.data()) for e in x], sort_keys=True) for x in (events, again)
+    )
+    return None if first == second else f"its event's action {action} gives other events: {second} not {first}"
 
 
 def check_refusal(error: DomainError) -> str | None:

@@ -31,6 +31,7 @@ from tests.action_fuzz import (
     Mutator,
     Position,
     check_refusal,
+    check_replay,
     fuzz_settings,
     positions,
     repro_position,
@@ -86,7 +87,10 @@ def test_mutated_actions_are_accepted_or_refused_with_a_rule_id_or_an_input_erro
         for seat, action in mutator.cases(game, position, per_position):
             shown = repr(action)  # before the game sees it
             try:
-                engine.act(position.snap, seat, action)
+                _, events = engine.act(position.snap, seat, action)
+                why = check_replay(position.snap, seat, events)
+                if why is not None:
+                    failures.setdefault(("replay", why), f"{why}; {position.origin} seat={seat} action={shown}")
             except DomainError as error:
                 outcomes[type(error).__name__] += 1
                 refusal_codes.add(error.code)
