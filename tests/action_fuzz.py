@@ -1,7 +1,7 @@
 """Mutation fuzzing of actions: random positions of every game, and hostile variants of their legal actions.
 
 A position comes from random legal play (a seeded `random.Random`, so every case can be rebuilt):
-random seed, options and player count, then a random number of random legal actions. A case takes
+random seed, options and player count, then random legal actions up to a random step. A case takes
 a legal action of that position (or of another game) and mutates it: fields moved between action
 types and games, foreign card codes in every card field, out-of-range, negative, boolean and huge
 ids and seats, fields dropped and added, and `then` / `meld` objects nested wrongly.
@@ -250,8 +250,9 @@ def positions(game_id: str, rng: random.Random, games: int, per_game: int, max_s
     """`per_game` positions of each of `games` random games: random seed, options and player count.
 
     Each game is played to its end (or `max_steps` actions) by random legal actions of random seats
-    that are to act. The positions are the richest (most kinds of legal action) of twice as many
-    random steps; the first game also gives its last position (usually its end)."""
+    that are to act. Of twice as many random steps, half the positions are the richest (most kinds
+    of legal action), the rest the others in random order; the first game also gives its start and
+    its last position (usually its end)."""
     out: list[Position] = []
     game = engine.get_game(game_id)
     low, high = game.min_players, min(game.max_players, MOST_PLAYERS)
@@ -310,19 +311,20 @@ class Mutator:
     def cases(self, game_id: str, position: Position, count: int) -> Iterator[tuple[int, dict[str, Any]]]:
         """`count` (seat, action) cases at `position`: first, up to a third of them, single-field
         substitutions of a key hostile value into legal actions; then random mutations."""
-        legal = [(seat, a) for seat in range(position.players) for a in engine.legal_actions(position.snap, seat)]
+        legal = {seat: engine.legal_actions(position.snap, seat) for seat in range(position.players)}
         single = [
-            (seat, self._substituted(action, path, value))
-            for seat, action in legal
+            (seat, action, path, value)
+            for seat, actions in legal.items()
+            for action in actions
             for path in self._slots(action)
             for value in (KEY_CARDS if isinstance(self._get(action, path), str) else KEY_INTS)
         ]
-        single = self.rng.sample(single, min(len(single), count // 3))
-        yield from single
-        for _ in range(count - len(single)):
+        chosen = self.rng.sample(single, min(len(single), count // 3))
+        for seat, action, path, value in chosen:
+            yield seat, self._substituted(action, path, value)
+        for _ in range(count - len(chosen)):
             seat = self.seat(position)
-            own = engine.legal_actions(position.snap, seat) if 0 <= seat < position.players else []
-            yield seat, self.mutate(game_id, self.base(game_id, own))
+            yield seat, self.mutate(game_id, self.base(game_id, legal.get(seat, [])))
 
     def _substituted(self, action: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         changed = copy.deepcopy(action)
