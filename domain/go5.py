@@ -834,8 +834,9 @@ def _victim_set(state: Go5State, seat: int, from_seat: int, set_id: int, take: s
 def _decide_swap(state: Go5State, seat: int, action: Action) -> Event:
     kind, target, by = _parse_then(action["then"])
     take, give = action["take"], action["give"]
+    rest = _check_in_hand(state.hands[seat], [give], "V-8")  # first: only a hand card is tried in a set
     victim = _victim_set(state, seat, action["from_seat"], action["set"], take, give)
-    hand = (*_check_in_hand(state.hands[seat], [give], "V-8"), take)
+    hand = (*rest, take)
     swapped = replaced(state, sets=tuple(victim if s.id == victim.id else s for s in state.sets))
     base = {"actor": seat, "from_seat": victim.owner, "set": victim.id, "take": take, "give": give}
     if kind == "lay_off":
