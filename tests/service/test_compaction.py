@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import flask
@@ -22,6 +22,7 @@ from service.store import CompactionError, EventStore
 from tests.conftest import RecordingDispatcher, auth
 from tests.service.helpers import assert_problem
 from tests.service.lifecycle_helpers import GAME_IDS, answers, create, play_to_end
+from workers.reconcile import Keeper, Reconciler
 
 GRACE = 600
 
@@ -211,3 +212,17 @@ def test_the_lifecycle_settings_come_from_the_environment() -> None:
     for bad in ({"ABANDON_AFTER_DAYS": "0"}, {"COMPACT_AFTER_SECONDS": "1e3"}, {"LIFECYCLE_SWEEP_SECONDS": "-1"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             LifecycleSettings.from_env(bad)
+
+
+@pytest.mark.parametrize("finished", ["golf"], indirect=True)
+def test_the_workers_run_one_lifecycle_sweep_per_interval_between_them(
+    app: flask.Flask, fake_redis: fakeredis.FakeRedis, finished: dict[str, Any]
+) -> None:
+    later = time.time() + GRACE + 5
+    settings = LifecycleSettings(compact_after_seconds=GRACE, sweep_seconds=60)
+    lifecycle = Lifecycle(app.extensions["games"], settings, lambda: later)
+    keepers = [Keeper(fake_redis, cast(Reconciler, None), lifecycle=lifecycle) for _ in range(2)]
+    first = keepers[0].sweep()
+    assert first is not None and first.packed == [finished["id"]]
+    assert keepers[1].sweep() is None  # the other worker's pass covers this interval
+    assert Keeper(fake_redis, cast(Reconciler, None)).sweep() is None  # no lifecycle, no sweep
