@@ -18,9 +18,10 @@ import pytest
 import redis
 
 from service.app import create_app
+from service.archive import Archive
 from service.lifecycle import Lifecycle, LifecycleSettings
 from tests.conftest import RecordingDispatcher, auth
-from tests.integration.conftest import ROOT, start_redis, stop
+from tests.integration.conftest import ROOT, start_redis, stop, store_client
 from tests.service.lifecycle_helpers import answers, create, play_to_end
 
 pytestmark = pytest.mark.integration
@@ -171,3 +172,24 @@ def test_the_archive_command_explains_itself() -> None:
     assert export.returncode == 0 and "--finished-before" in export.stdout and "--to" in export.stdout
     bad = run("-m", "service.archive", "export", "--finished-before", "last tuesday", "--to", "x")
     assert bad.returncode == 2 and "not an ISO date" in bad.stderr
+
+
+def test_packing_and_export_work_on_a_redis_cluster(cluster_url: str, tmp_path: Path) -> None:
+    """Each script touches one game's keys (one slot); the indexes are commands of their own."""
+    dispatcher = RecordingDispatcher()
+    cluster = store_client(cluster_url)
+    app = create_app({"TESTING": True}, redis_client=cluster, dispatcher=dispatcher)  # type: ignore[arg-type]
+    dispatcher.service = app.extensions["games"]
+    client = app.test_client()
+    created = create(client, "switch")
+    play_to_end(client, app, dispatcher, created)
+    game_id = created["id"]
+    before = answers(client, created)
+    assert Lifecycle(app.extensions["games"], LifecycleSettings(compact_after_seconds=0)).pack(game_id)
+    assert cluster.exists(f"game:{{{game_id}}}:packed") and not cluster.exists(f"game:{{{game_id}}}:events")
+    assert answers(client, created) == before
+    archive = Archive(app.extensions["games"])
+    assert archive.export_game(game_id, tmp_path) == "exported"
+    assert client.get(f"/v1/games/{game_id}").status_code == 404
+    assert archive.import_file(tmp_path / f"{game_id}.json.gz") == (game_id, "imported")
+    assert answers(client, created) == before
