@@ -226,3 +226,34 @@ def test_the_workers_run_one_lifecycle_sweep_per_interval_between_them(
     assert first is not None and first.packed == [finished["id"]]
     assert keepers[1].sweep() is None  # the other worker's pass covers this interval
     assert Keeper(fake_redis, cast(Reconciler, None)).sweep() is None  # no lifecycle, no sweep
+
+
+def test_an_idle_hint_for_a_game_that_acted_since_only_moves_the_hint(
+    client: FlaskClient, app: flask.Flask, fake_redis: fakeredis.FakeRedis
+) -> None:
+    created = create(client, "golf")
+    game_id = created["id"]
+    fake_redis.zadd(ACTIVE_KEY, {game_id: 0.0})  # the index thinks the game has been idle for ages
+    later = time.time() + 10 * 86400  # its last event is ten days old then: not idle for thirty
+    outcome = Lifecycle(app.extensions["games"], LifecycleSettings(abandon_after_days=30), lambda: later).run_once()
+    assert outcome.abandoned == []
+    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "active"
+    hint = fake_redis.zscore(ACTIVE_KEY, game_id)
+    assert hint is not None and abs(hint - time.time()) < 120  # moved on to its last event
+
+
+@pytest.mark.parametrize("finished", ["go5"], indirect=True)
+def test_a_finished_game_whose_end_was_not_noted_is_found_among_the_idle_and_packed(
+    app: flask.Flask, fake_redis: fakeredis.FakeRedis, finished: dict[str, Any]
+) -> None:
+    game_id = finished["id"]
+    fake_redis.zrem(FINISHED_KEY, game_id)
+    fake_redis.zrem(UNPACKED_KEY, game_id)
+    fake_redis.zadd(ACTIVE_KEY, {game_id: 0.0})  # as after a crash between the final append and the index
+    settings = LifecycleSettings(compact_after_seconds=GRACE, abandon_after_days=30)
+    later = time.time() + 31 * 86400
+    first = Lifecycle(app.extensions["games"], settings, lambda: later).run_once()
+    assert first.abandoned == [] and fake_redis.zscore(ACTIVE_KEY, game_id) is None
+    assert fake_redis.zscore(UNPACKED_KEY, game_id) is not None
+    assert Lifecycle(app.extensions["games"], settings, lambda: later).run_once().packed == [game_id]
+    assert game_keys(fake_redis, game_id) == {"packed", "disputes"}
