@@ -85,7 +85,18 @@ class SeedRevealed(Event):
     seed: str
 
 
-ENGINE_EVENTS: tuple[type[Event], ...] = (GameCreated, SeedRevealed)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GameAbandoned(Event):
+    """A system event that ends a game nobody plays any more, without a winner; `reason` says why.
+
+    Any game may end this way (the service decides when: no action for a long time). The seed's
+    reveal follows it as after any game's end.
+    """
+
+    reason: str
+
+
+ENGINE_EVENTS: tuple[type[Event], ...] = (GameCreated, SeedRevealed, GameAbandoned)
 
 
 class Game(abc.ABC, Generic[S]):
@@ -226,11 +237,12 @@ class Snapshot(Generic[S]):
     state: S
     version: int = 0
     seed_revealed: bool = False
+    abandoned: str | None = None  # why the game was abandoned (GameAbandoned), if it was
 
     @property
     def finished(self) -> bool:
-        """True once the game has ended (its seed may still be due)."""
-        return self.game.is_finished(self.state)
+        """True once the game has ended, by its rules or abandoned (its seed may still be due)."""
+        return self.abandoned is not None or self.game.is_finished(self.state)
 
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now."""
@@ -281,6 +293,9 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
     if isinstance(event, SeedRevealed):
         assert snap.finished and event.seed == snap.config.seed, "seed revealed before the end or wrongly"
         return replaced(snap, version=snap.version + 1, seed_revealed=True)
+    if isinstance(event, GameAbandoned):
+        assert not snap.finished, "a game that has ended cannot be abandoned"
+        return replaced(snap, version=snap.version + 1, abandoned=event.reason)
     state = snap.game.evolve(snap.state, event)
     return replaced(snap, state=state, version=snap.version + 1)
 
@@ -330,6 +345,15 @@ def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Sn
     return snap, [*events, *system_events]
 
 
+def abandon(snap: Snapshot[S], reason: str) -> tuple[Snapshot[S], list[Event]]:
+    """End a game that is still running as abandoned: GameAbandoned, then the seed's reveal."""
+    if snap.finished:
+        raise RuleViolation("game_finished", "the game has ended", snap.game.end_rule)
+    event = GameAbandoned(reason=reason)
+    snap, system_events = settle(advance(snap, event))
+    return snap, [event, *system_events]
+
+
 def fold(config: GameConfig, events: Iterable[Event]) -> Snapshot[Any]:
     """Rebuild a game from its config and recorded events, the same way every time."""
     game = get_game(config.game)
@@ -340,7 +364,7 @@ def fold(config: GameConfig, events: Iterable[Event]) -> Snapshot[Any]:
 
 
 def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
-    return {
+    framed = {
         "game": snap.config.game,
         "options": dict(snap.config.options),
         "status": "finished" if snap.finished else "active",
@@ -348,6 +372,15 @@ def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
         "to_act": list(snap.to_act()),
         **body,
     }
+    if snap.abandoned is not None:
+        framed["result"] = abandoned_result(snap)
+    return framed
+
+
+def abandoned_result(snap: Snapshot[Any]) -> dict[str, Any]:
+    """The result of an abandoned game: the totals as they stood, no winner, and why."""
+    totals = snap.game.standing(snap.state)[1]
+    return {"totals": list(totals), "winners": [], "abandoned": True, "reason": snap.abandoned}
 
 
 def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Check a game record from scratch: `python -m domain.verify RECORD.json`.
+"""Check a game record from scratch: `python -m domain.verify RECORD.json` (or a gzipped `.json.gz`).
 
 No Redis, no network. The checks, in order: the hash chain; that the revealed
 seed matches its commitment; then a re-run of the whole game: every round
@@ -11,6 +11,7 @@ seed: it is checked as far as that allows, and the verdict says so.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -95,6 +96,11 @@ def replay(config: engine.GameConfig, events: Sequence[Any]) -> engine.Snapshot[
     _compare(produced, events, 0)
     cursor = len(produced)
     while cursor < len(events):
+        if _is_abandonment(events[cursor]):
+            snap, produced = _abandon(snap, events[cursor], cursor + 1)
+            _compare(produced, events, cursor)
+            cursor += len(produced)
+            continue
         index, event = _acting_event(snap, events, cursor)
         try:
             action = event.to_action()
@@ -111,6 +117,27 @@ def replay(config: engine.GameConfig, events: Sequence[Any]) -> engine.Snapshot[
         _compare(produced, events, cursor)
         cursor += len(produced)
     return snap
+
+
+def _is_abandonment(record: Any) -> bool:
+    return isinstance(record, Mapping) and record.get("type") == engine.GameAbandoned.type_name()
+
+
+def _abandon(
+    snap: engine.Snapshot[Any], record: Mapping[str, Any], seq: int
+) -> tuple[engine.Snapshot[Any], list[Event]]:
+    """The game abandoned as event `seq` says, by the engine's rule for it (a running game only)."""
+    try:
+        event = snap.game.catalog.build(record["type"], SYSTEM, record["data"])
+        assert isinstance(event, engine.GameAbandoned)
+        if not isinstance(event.reason, str):
+            raise ValueError(f"reason {event.reason!r} is no text")
+        return engine.abandon(snap, event.reason)
+    except DomainError as error:
+        rule = f" ({error.rule})" if error.rule else ""
+        raise Mismatch(seq, f"event {seq}: the rules refuse this abandonment: {error.detail}{rule}") from error
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise Mismatch(seq, f"event {seq}: not a valid abandonment: {error}") from error
 
 
 def _seat(actor: Any) -> int:
@@ -288,15 +315,23 @@ def _fits_header(record: Record, events: Sequence[Any]) -> list[tuple[int, str]]
     return []
 
 
+def read_record(path: str) -> Any:
+    """The JSON of a record file, plain or gzipped (an archive's `<id>.json.gz`)."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return json.loads(data.decode("utf-8"))
+
+
 def main(argv: Sequence[str]) -> int:
     """CLI: print the verdict; exit 0 only for a record that passes every check, 1 otherwise, 2 for no record."""
     if len(argv) != 1:
-        print("usage: python -m domain.verify RECORD.json", file=sys.stderr)
+        print("usage: python -m domain.verify RECORD.json (or RECORD.json.gz)", file=sys.stderr)
         return 2
     try:
-        with open(argv[0], encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (OSError, ValueError) as error:
+        record = read_record(argv[0])
+    except (OSError, EOFError, ValueError) as error:
         print(f"cannot read the record: {error}", file=sys.stderr)
         return 2
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:

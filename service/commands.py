@@ -23,6 +23,7 @@ from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
 from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
+from service.game_index import GameIndex, epoch_of
 from service.problems import ApiError, from_domain, not_found, version_conflict
 from service.store import EventStore, GameExists
 
@@ -120,10 +121,12 @@ class GameService:
         store: EventStore,
         dispatcher: BotDispatcher,
         clock: Callable[[], str] = utc_now,
+        index: GameIndex | None = None,
     ) -> None:
         self.store = store
         self.dispatcher = dispatcher
         self.clock = clock
+        self.index = index if index is not None else GameIndex(store.client)
         self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -192,6 +195,7 @@ class GameService:
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
             )
             self._note_waiting(loaded)
+            self.index.started(game_id, epoch_of(records[0]["at"]))
             try:
                 self.store.create(game_id, meta, records)
                 break
@@ -367,8 +371,10 @@ class GameService:
             stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
             if schedule_bots:
                 self._note_waiting(new)
+            self._note_ending(new, response["events"])
             result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
             if result.outcome == "ok":
+                self._ended(new)
                 self._remember(new)
                 self._cancel_timeout(loaded)
                 if schedule_bots:
@@ -391,6 +397,44 @@ class GameService:
         records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock(), system_reason)
         new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
         return {"version": snap.version, "events": records, "state": self.render(new, snap, seat)}, new
+
+    # ------------------------------------------------------------ the end of a game
+
+    def _note_ending(self, new: LoadedGame, records: list[dict[str, Any]]) -> None:
+        """Before an append that ends the game: note it as finished (an intent, so that no finished
+        game escapes compaction); a failure here fails the action, with nothing appended."""
+        if new.snap.finished:
+            self.index.finishing(new.id, epoch_of(records[-1]["at"]))
+
+    def _ended(self, new: LoadedGame) -> None:
+        """After an append that ended the game: it is no longer active (best effort: the lifecycle
+        sweep finds a finished game among the idle ones too)."""
+        if not new.snap.finished:
+            return
+        try:
+            self.index.finished(new.id)
+        except Exception:
+            log.exception("could not take the finished game %s out of the active index", new.id)
+
+    def abandon(self, game_id: str, reason: str) -> list[dict[str, Any]]:
+        """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a
+        compare-and-append at the version it was decided on; returns the records appended."""
+        loaded = self.load(game_id)
+        try:
+            snap, events = engine.abandon(loaded.snap, reason)
+        except DomainError as error:
+            raise from_domain(error) from error
+        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock())
+        new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
+        self._note_ending(new, records)
+        result = self.store.append(game_id, loaded.version, records)
+        if result.outcome != "ok":
+            raise version_conflict(loaded.version, result.version)
+        self._ended(new)
+        self._remember(new)
+        self._cancel_timeout(loaded)
+        self._schedule_bots(new)
+        return records
 
     @staticmethod
     def _idempotency(game_id: str, seat: int, body: Mapping[str, Any], key: str | None) -> tuple[str, str] | None:

@@ -5,6 +5,9 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
   game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's
+  game:{<id>}:packed  a finished game compacted (service/packing.py): its meta and its stream in one
+                      compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
+The read methods (meta, read, read_raw, wait) answer the same for a packed game as before it was packed.
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 """
@@ -12,19 +15,24 @@ store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
-from collections.abc import Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import redis
+from redis.client import NEVER_DECODE
 from redis.cluster import RedisCluster
 from redis.exceptions import ClusterError, SlotNotCoveredError
 
 from service.connections import StoreClient
+from service.packing import Entry, Packed, encode_record, pack, unpack
 
-# KEYS: stream, meta hash. ARGV: number of meta items, meta field/value pairs..., records...
+# KEYS: stream, meta hash, packed. ARGV: number of meta items, meta field/value pairs..., records...
 _CREATE = """
-if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 1 then
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then
   return {'exists', '0'}
 end
 local items = tonumber(ARGV[1])
@@ -54,6 +62,48 @@ return {'ok', tostring(version + #ARGV - 3)}
 """
 
 
+# KEYS: stream, meta, packed, then the keys dropped once packed. ARGV: entries, meta fields, packed length.
+# Drops the unpacked game only if it is still exactly what was packed and read back.
+_DROP_UNPACKED = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[2])
+    or redis.call('STRLEN', KEYS[3]) ~= tonumber(ARGV[3]) then
+  return 'changed'
+end
+redis.call('DEL', KEYS[1], KEYS[2], unpack(KEYS, 4))
+return 'ok'
+"""
+
+# KEYS: stream, meta, packed, disputes, then any other key of the game. ARGV: entries, meta fields,
+# packed length, disputes. Deletes the game only if it is still as it was read.
+_DELETE = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[2])
+    or redis.call('STRLEN', KEYS[3]) ~= tonumber(ARGV[3]) or redis.call('XLEN', KEYS[4]) ~= tonumber(ARGV[4]) then
+  return 'changed'
+end
+redis.call('DEL', unpack(KEYS))
+return 'ok'
+"""
+
+# KEYS: stream, meta, packed, disputes. ARGV: packed value, then per dispute: id, field count, fields...
+_RESTORE = """
+for i = 1, 4 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 'exists' end
+end
+redis.call('SET', KEYS[3], ARGV[1])
+local i = 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 1])
+  redis.call('XADD', KEYS[4], ARGV[i], unpack(ARGV, i + 2, i + 1 + n))
+  i = i + 2 + n
+end
+return 'ok'
+"""
+
+PACKED_CACHE_SIZE = 64  # unpacked games kept per process (a packed game is read often right after it ends)
+DROPPED_WHEN_PACKED = ("idem",)  # a game's keys, besides its stream and meta, that packing drops
+OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
+
+
 class StoreUnavailable(Exception):
     """Redis could not be reached; nothing was written."""
 
@@ -64,6 +114,20 @@ UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotC
 
 class GameExists(Exception):
     """A game with this id exists already."""
+
+
+class CompactionError(Exception):
+    """Packing a game stopped before it dropped anything; the game is as it was."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredGame:
+    """Everything the store holds of one game, packed or not: meta, entries (id, text), disputes."""
+
+    meta: dict[str, str]
+    entries: tuple[Entry, ...]
+    disputes: tuple[tuple[str, dict[str, str]], ...]
+    counts: tuple[int, int, int, int]  # stream entries, meta fields, packed length, disputes: as read
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +148,14 @@ def _disputes_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:disputes"
 
 
+def _packed_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:packed"
+
+
+def _game_key(game_id: str, suffix: str) -> str:
+    return f"game:{{{game_id}}}:{suffix}"
+
+
 def _entry_id(seq: int) -> str:
     return f"{seq}-0"
 
@@ -96,6 +168,16 @@ class EventStore:
         self._blocking = blocking_client or client
         self._create = client.register_script(_CREATE)
         self._append = client.register_script(_APPEND)
+        self._drop_unpacked_script = client.register_script(_DROP_UNPACKED)
+        self._delete = client.register_script(_DELETE)
+        self._restore = client.register_script(_RESTORE)
+        self._unpacked: OrderedDict[str, tuple[bytes, Packed]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> StoreClient:
+        """The Redis client of the store (for the game indexes beside it)."""
+        return self._redis
 
     def ping(self) -> bool:
         """True when Redis answers (on a cluster: every primary)."""
@@ -110,24 +192,137 @@ class EventStore:
         """Store a new game's meta and its first records in one atomic step."""
         stream, meta_key, _ = _keys(game_id)
         flat = [item for pair in meta.items() for item in pair]
-        outcome, _ = self._run(self._create, [stream, meta_key], [len(flat), *flat, *_encode(records)])
+        keys = [stream, meta_key, _packed_key(game_id)]
+        outcome, _ = self._run(self._create, keys, [len(flat), *flat, *_encode(records)])
         if outcome == "exists":
             raise GameExists(game_id)
 
     def meta(self, game_id: str) -> dict[str, str] | None:
         """The game's creation facts, None when there is no such game."""
         data = self._call(self._redis.hgetall, _keys(game_id)[1])
-        return dict(data) if data else None
+        if data:
+            return dict(data)
+        packed = self._packed(game_id)  # written before the meta hash is dropped, so never both gone
+        return dict(packed.meta) if packed is not None else None
 
     def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         """Records with seq > after, in order."""
-        entries = self._call(self._redis.xrange, _keys(game_id)[0], _entry_id(after + 1), "+", count)
-        return [json.loads(fields["e"]) for _, fields in entries]
+        return [json.loads(text) for text in self._texts(game_id, after, count)[0]]
 
     def read_raw(self, game_id: str) -> list[str]:
         """Every stored entry's text as it is, for audits of a possibly damaged stream."""
+        return self._texts(game_id)[0]
+
+    def _texts(self, game_id: str, after: int = 0, count: int | None = None) -> tuple[list[str], bool]:
+        """Entry texts above `<after>-0` from the stream, or from the packed game once the stream is gone;
+        and whether the game is packed."""
+        entries = self._call(self._redis.xrange, _keys(game_id)[0], _entry_id(after + 1), "+", count)
+        if entries:
+            return [str(fields.get("e", "")) for _, fields in entries], False
+        packed = self._packed(game_id)  # the stream is dropped only after the packed value is written
+        if packed is None:
+            return [], False
+        return packed.texts(after, count), True
+
+    def _packed(self, game_id: str) -> Packed | None:
+        """The packed game, if it is packed (unpacked once per process while it stays the same)."""
+        value = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
+        if value is None:
+            return None
+        digest = hashlib.blake2b(value, digest_size=16).digest()
+        with self._lock:
+            cached = self._unpacked.get(game_id)
+            if cached is not None and cached[0] == digest:
+                self._unpacked.move_to_end(game_id)
+                return cached[1]
+        packed = unpack(value)
+        with self._lock:
+            self._unpacked[game_id] = (digest, packed)
+            while len(self._unpacked) > PACKED_CACHE_SIZE:
+                self._unpacked.popitem(last=False)
+        return packed
+
+    # ------------------------------------------------------------ compaction, export, import
+
+    def compact(self, game_id: str) -> str:
+        """Pack the game into one compressed value, then drop its stream, meta and idempotency answers.
+
+        The value is written and read back, and checked to unpack to exactly the stream and meta as
+        read, before anything is dropped; the drop itself (one script, this game's keys only) happens
+        only if the stream and meta are still as read. A crash at any point loses nothing: the game
+        is then either as it was, or packed and unpacked at once (reads answer the same from
+        either), and compacting it again finishes the job. Says `packed`, `already` or `missing`.
+        """
+        meta = dict(self._call(self._redis.hgetall, _keys(game_id)[1]))
+        entries = self._stream_entries(game_id)
+        if not meta and not entries:
+            return "already" if self._packed(game_id) is not None else "missing"
+        if not meta or not entries:
+            raise CompactionError(f"game {game_id} has a meta hash or a stream but not both; left as it is")
+        value = pack(meta, entries)
+        self._write_packed(game_id, value)
+        if self._read_packed(game_id) != value or unpack(value) != Packed(meta, entries):
+            raise CompactionError(f"game {game_id}: the packed value did not read back as written; left as it is")
+        outcome = self._drop_unpacked(game_id, (len(entries), len(meta), len(value)))
+        if outcome != "ok":
+            raise CompactionError(f"game {game_id} changed while it was packed; left as it is")
+        return "packed"
+
+    def _stream_entries(self, game_id: str) -> tuple[Entry, ...]:
         entries = self._call(self._redis.xrange, _keys(game_id)[0], "-", "+")
-        return [str(fields.get("e", "")) for _, fields in entries]
+        return tuple((str(entry_id), str(fields.get("e", ""))) for entry_id, fields in entries)
+
+    def _write_packed(self, game_id: str, value: bytes) -> None:
+        self._call(self._redis.set, _packed_key(game_id), value)
+
+    def _read_packed(self, game_id: str) -> bytes | None:
+        value: bytes | None = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
+        return value
+
+    def _drop_unpacked(self, game_id: str, counts: tuple[int, int, int]) -> str:
+        stream, meta_key, _ = _keys(game_id)
+        dropped = [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED]
+        keys = [stream, meta_key, _packed_key(game_id), *dropped]
+        return _text(self._call(self._drop_unpacked_script, keys=keys, args=counts))
+
+    def stored_game(self, game_id: str) -> StoredGame | None:
+        """Everything stored of the game (packed or not), with the counts `delete` checks; None if none."""
+        stream, meta_key, _ = _keys(game_id)
+        meta = dict(self._call(self._redis.hgetall, meta_key))
+        entries = self._stream_entries(game_id) if meta else ()
+        value = self._read_packed(game_id)
+        if not meta and value is None:
+            return None
+        if not meta:
+            assert value is not None
+            packed = unpack(value)
+            meta, entries = dict(packed.meta), packed.entries
+        raw_disputes = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+        disputes = tuple((str(entry_id), dict(fields)) for entry_id, fields in raw_disputes)
+        stream_length = len(entries) if self._call(self._redis.exists, stream) else 0
+        meta_fields = int(self._call(self._redis.hlen, meta_key))
+        counts = (stream_length, meta_fields, len(value or b""), len(disputes))
+        return StoredGame(meta, tuple(entries), disputes, counts)
+
+    def delete(self, game_id: str, stored: StoredGame) -> bool:
+        """Delete every key of the game, only if it is still as `stored` says; True if it was deleted."""
+        stream, meta_key, idem_key = _keys(game_id)
+        keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id), idem_key]
+        keys += [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED if suffix != "idem"]
+        return _text(self._call(self._delete, keys=keys, args=list(stored.counts))) == "ok"
+
+    def restore(
+        self, game_id: str, meta: Mapping[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
+    ) -> bool:
+        """Store a game back, packed, with its disputes (their ids as they were); False if it exists."""
+        value = pack(meta, entries)
+        args: list[Any] = [value]
+        for dispute_id, fields in disputes:
+            flat = [item for pair in dict(fields).items() for item in pair]
+            args += [dispute_id, len(flat), *flat]
+        stream, meta_key, _ = _keys(game_id)
+        keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
+        return _text(self._call(self._restore, keys=keys, args=args)) == "ok"
 
     def add_dispute(self, game_id: str, dispute: Mapping[str, Any]) -> str:
         """Store a dispute in the game's dispute stream; returns its entry id."""
@@ -144,10 +339,11 @@ class EventStore:
         return int(self._call(self._redis.xlen, _disputes_key(game_id)))
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
-        """Records with seq > after; blocks up to timeout_ms until one exists."""
-        records = self.read(game_id, after)
-        if records or timeout_ms <= 0:
-            return records
+        """Records with seq > after; blocks up to timeout_ms until one exists (a packed game has ended:
+        nothing can follow, so it answers at once)."""
+        texts, packed = self._texts(game_id, after)
+        if texts or timeout_ms <= 0 or packed:
+            return [json.loads(text) for text in texts]
         stream = _keys(game_id)[0]
         reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, timeout_ms)
         return [json.loads(fields["e"]) for _, entries in reply or [] for _, fields in entries]
@@ -186,7 +382,7 @@ class EventStore:
 
 
 def _encode(records: list[dict[str, Any]]) -> list[str]:
-    return [json.dumps(record, separators=(",", ":"), ensure_ascii=False) for record in records]
+    return [encode_record(record) for record in records]
 
 
 def _text(value: Any) -> str:

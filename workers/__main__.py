@@ -1,7 +1,8 @@
 """`python -m workers`: one RQ worker for the bot queue (JSON serializer), with its scheduler and keeper.
 
 The RQ scheduler (a child process) moves jobs whose retry is due back to the queue; the keeper
-(two threads) beats this worker's liveness and runs the reconciler at start and every few seconds.
+(three threads) beats this worker's liveness, runs the reconciler at start and every few seconds, and
+the lifecycle sweep (packing finished games, ending abandoned ones) every LIFECYCLE_SWEEP_SECONDS.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rq.serializers import JSONSerializer
 
 from service.connections import RedisSettingsError
 from service.dispatch import BOT_QUEUE
+from service.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
 from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, waiting_for
 
@@ -40,10 +42,12 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s")
     try:
         connection = redis.Redis.from_url(queue_url())
-    except RedisSettingsError as error:
+        lifecycle = Lifecycle(game_service(), LifecycleSettings.from_env())
+    except (RedisSettingsError, LifecycleSettingsError) as error:
         raise SystemExit(f"workers: {error}") from error
     queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
-    keeper = Keeper(dispatcher().connection, Reconciler(dispatcher(), functools.partial(waiting_for, game_service())))
+    reconciler = Reconciler(dispatcher(), functools.partial(waiting_for, game_service()))
+    keeper = Keeper(dispatcher().connection, reconciler, lifecycle=lifecycle)
     failures = 0
     try:
         while True:

@@ -37,6 +37,7 @@ from rq.serializers import JSONSerializer
 
 from service.commands import GameService
 from service.dispatch import RQDispatcher, bot_job_id, timeout_job_id
+from service.lifecycle import Lifecycle, SweepOutcome
 from service.problems import ApiError
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ ALIVE_TTL_MS = 5000
 BEAT_SECONDS = 1.0
 RECONCILE_SECONDS = 2.0
 PASS_KEY = "bots:reconcile-pass"  # one pass per interval across all workers
+LIFECYCLE_PASS_KEY = "games:lifecycle-pass"  # one lifecycle sweep per interval across all workers
 TRANSIT_GRACE_SECONDS = 5.0  # a job taken from the queue but not yet started
 SCHEDULE_GRACE_SECONDS = 10.0  # a retry this late was not moved by any RQ scheduler (none holds the lock)
 REVIVE_BASE_SECONDS = 1.0  # a failed job is enqueued again after 1, 2, 4, ... seconds ...
@@ -224,7 +226,8 @@ def _texts(values: list[bytes | str]) -> set[str]:
 
 
 class Keeper:
-    """Two daemon threads of a worker process: the liveness beat and the reconciler's passes."""
+    """Daemon threads of a worker process: the liveness beat, the reconciler's passes and, with a
+    `lifecycle`, its sweep (service/lifecycle.py: packing finished games, ending abandoned ones)."""
 
     def __init__(
         self,
@@ -232,11 +235,13 @@ class Keeper:
         reconciler: Reconciler,
         beat_seconds: float = BEAT_SECONDS,
         reconcile_seconds: float = RECONCILE_SECONDS,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         self.connection = connection
         self.reconciler = reconciler
         self.beat_seconds = beat_seconds
         self.reconcile_seconds = reconcile_seconds
+        self.lifecycle = lifecycle
         self.worker_name = ""
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -249,7 +254,10 @@ class Keeper:
         except redis.RedisError as error:
             log.warning("keeper: no liveness beat: %s", error)
         if not self._threads:
-            for target, name in ((self._beat_loop, "beat"), (self._reconcile_loop, "reconcile")):
+            loops = [(self._beat_loop, "beat"), (self._reconcile_loop, "reconcile")]
+            if self.lifecycle is not None:
+                loops.append((self._lifecycle_loop, "lifecycle"))
+            for target, name in loops:
                 thread = threading.Thread(target=target, name=f"keeper-{name}", daemon=True)
                 thread.start()
                 self._threads.append(thread)
@@ -266,6 +274,15 @@ class Keeper:
             return None
         return self.reconciler.run_once()
 
+    def sweep(self) -> SweepOutcome | None:
+        """One lifecycle sweep, unless another worker ran one within its interval (then None)."""
+        if self.lifecycle is None:
+            return None
+        interval_ms = self.lifecycle.settings.sweep_seconds * 1000
+        if not self.connection.set(LIFECYCLE_PASS_KEY, self.worker_name or "-", nx=True, px=interval_ms):
+            return None
+        return self.lifecycle.run_once()
+
     def stop(self) -> None:
         """Stop the threads; a worker that stopped cleanly is not alive any more."""
         self._stop.set()
@@ -281,6 +298,15 @@ class Keeper:
                 self.beat()
             except redis.RedisError as error:
                 log.warning("keeper: no liveness beat: %s", error)
+
+    def _lifecycle_loop(self) -> None:
+        assert self.lifecycle is not None
+        while not self._stop.is_set():
+            try:
+                self.sweep()
+            except Exception:
+                log.exception("keeper: lifecycle sweep failed")
+            self._stop.wait(self.lifecycle.settings.sweep_seconds)
 
     def _reconcile_loop(self) -> None:
         while not self._stop.is_set():

@@ -161,7 +161,8 @@ def test_service_keys_are_hash_tagged_per_game(client: FlaskClient, fake_redis: 
     )
     assert response.status_code == 200
     game_id = re.escape(created["id"])
-    keys = fake_redis.keys("*")
+    assert set(fake_redis.keys("games:*")) == {"games:active"}  # the lifecycle's index (service/game_index.py)
+    keys = fake_redis.keys("game:*")
     assert {key.rsplit(":", 1)[1] for key in keys} == {"events", "meta", "idem"}
     for key in keys:
         assert re.fullmatch(rf"game:\{{{game_id}\}}:(events|meta|idem)", key), key

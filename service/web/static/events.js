@@ -76,6 +76,7 @@ export function eventText(event, name, game) {
   switch (event.type) {
     case 'GameCreated': return `Game created: ${d.game}, ${d.players} players${d.stacked ? ', stacked decks' : ''}`;
     case 'SeedRevealed': return 'Seed revealed: anyone can now re-deal and check every round';
+    case 'GameAbandoned': return `Game abandoned: ${d.reason}`;
     case 'RoundStarted': return `Round ${d.round} starts; ${name(d.dealer)} deals${d.start_card ? `; the first card is ${cardShort(d.start_card)}` : ''}`;
     case 'RoundScored': return `Round ${d.round} scored: ${(d.scores ?? []).map((s, seat) => `${name(seat)} ${s}`).join(', ')}`;
     case 'GameEnded': return `Game over: ${seatList(d.winners, name)} won (totals ${(d.totals ?? []).join(', ')})`;

@@ -191,6 +191,7 @@ export class PlayPage {
   statusText() {
     const v = this.view;
     const name = seatNamer(v.seats);
+    if (v.status === 'finished' && v.result.abandoned) return `Game over: abandoned (${v.result.reason}).`;
     if (v.status === 'finished') return `Game over: ${v.result.winners.map(name).join(' and ')} won.`;
     const acting = v.to_act.map(name).join(', ') || 'the system';
     if (this.seat === null) return `Watching: ${acting} to act.`;

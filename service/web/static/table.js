@@ -56,9 +56,10 @@ export function resultEl(view) {
   if (!view.result) return null;
   const name = seatNamer(view.seats);
   const winners = view.result.winners.map(name).join(' and ');
+  const outcome = view.result.abandoned ? `Abandoned (${view.result.reason}): no winner.` : `${winners} won.`;
   return h('section', { class: 'block result', 'aria-label': 'Result' },
     h('h2', {}, 'Game over'),
-    h('p', { class: 'winners' }, `${winners} won.`),
+    h('p', { class: 'winners' }, outcome),
     h('ol', {}, view.result.totals.map((total, seat) => h('li', {}, `${name(seat)}: ${total} points`))));
 }
 
