@@ -11,7 +11,7 @@ from marshmallow import validate
 from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service.commands import TURN_SECONDS_RANGE
-from service.http import Blueprint, bearer_token, games, required_bearer_token
+from service.http import Blueprint, QueryInteger, QueryNumber, bearer_token, games, required_bearer_token
 from service.problems import ApiError
 from service.ratelimit import limit_game_creation
 
@@ -157,8 +157,8 @@ class ActionResultSchema(ma.Schema):
 
 
 class EventsQuerySchema(ma.Schema):
-    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
-    wait = ma.fields.Float(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
+    after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
+    wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
 
 
 class EventsSchema(ma.Schema):
