@@ -126,8 +126,14 @@ class Processes:
             self.end(process)
 
     def env(self) -> dict[str, str]:
-        """The environment of API and worker processes: our Redis, no creation rate limit."""
-        return {**os.environ, "REDIS_URL": self.redis_url, "GAMES_PER_MINUTE": "0", "PYTHONUNBUFFERED": "1"}
+        """The environment of API and worker processes: our Redis, no rate limits."""
+        return {
+            **os.environ,
+            "REDIS_URL": self.redis_url,
+            "GAMES_PER_MINUTE": "0",
+            "READS_PER_SECOND": "0",
+            "PYTHONUNBUFFERED": "1",
+        }
 
     def start_redis(self) -> redis.Redis:
         """redis-server as `make run` runs it (append-only file, fsync always), on a free port."""

@@ -11,6 +11,7 @@ from marshmallow import validate
 from service.games_api import MAX_SEQ, EventRecordSchema, GameViewSchema, SeatCreatedSchema, checked_id
 from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
 from service.http import Blueprint, QueryInteger, bearer_token, required_bearer_token
+from service.ratelimit import READS_LIMITED
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -104,6 +105,7 @@ class DisputesSchema(ma.Schema):
 @blp.arguments(ReplayQuerySchema, location="query")
 @blp.response(200, ReplaySchema)
 @blp.problems(
+    s429=READS_LIMITED,
     s400="bad query",
     s401="a token that is not this game's",
     s404="no such game",
@@ -118,7 +120,7 @@ def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/record")
 @blp.doc(operationId="getRecord")
 @blp.response(200, RecordSchema)
-@blp.problems(s404="no such game", s503="the event store cannot be reached")
+@blp.problems(s429=READS_LIMITED, s404="no such game", s503="the event store cannot be reached")
 def get_record(game_id: str) -> dict[str, Any]:
     """The portable game record (the seed only once the game has ended)."""
     return history().record(checked_id(game_id))
@@ -127,7 +129,7 @@ def get_record(game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/audit")
 @blp.doc(operationId="getAudit")
 @blp.response(200, VerdictSchema)
-@blp.problems(s404="no such game", s503="the event store cannot be reached")
+@blp.problems(s429=READS_LIMITED, s404="no such game", s503="the event store cannot be reached")
 def get_audit(game_id: str) -> dict[str, Any]:
     """Re-check the stored game from scratch: hash chain, deals, every action, every score."""
     return history().audit(checked_id(game_id))
@@ -157,6 +159,7 @@ def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(DisputesQuerySchema(), location="query")
 @blp.response(200, DisputesSchema)
 @blp.problems(
+    s429=READS_LIMITED,
     s400="bad query",
     s401="a token that is not this game's",
     s404="no such game",
