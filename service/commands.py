@@ -291,10 +291,11 @@ class GameService:
     def _advance(self, loaded: LoadedGame, records: list[dict[str, Any]]) -> LoadedGame:
         catalog = loaded.snap.game.catalog
         snap = loaded.snap
+        every = self.snapshots.every
         try:
             for record in records:
                 snap = engine.advance(snap, catalog.build(record["type"], record_actor(record), record["data"]))
-                if self.snapshots.due(snap.version):
+                if snap.version % every == 0:  # keep a snapshot at every multiple (service/snapshots.py)
                     self.snapshots.keep(loaded.id, snap, record["hash"])
         except (AssertionError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             raise _damaged(loaded.id, snap.version + 1, error) from error

@@ -17,7 +17,7 @@ from typing import Any
 
 from domain import engine
 
-SNAPSHOT_EVERY = 256  # a snapshot after every this many events
+SNAPSHOT_EVERY = 128  # a snapshot after every this many events
 SNAPSHOT_CACHE_SIZE = 4096  # snapshots kept in all, over every game; the least recently used go first
 
 
@@ -42,10 +42,6 @@ class SnapshotCache:
         self._kept: OrderedDict[tuple[str, int], Kept] = OrderedDict()
         self._versions: dict[str, list[int]] = {}  # per game, sorted
         self._lock = threading.Lock()
-
-    def due(self, version: int) -> bool:
-        """Whether a snapshot belongs at this version."""
-        return version > 0 and version % self.every == 0
 
     def keep_crossing(self, before: int, game_id: str, snap: engine.Snapshot[Any], last_hash: str) -> None:
         """Keep `snap` when the events from version `before` to it passed a multiple of `every`
