@@ -116,8 +116,7 @@ class GameHistory:
         """
         header = self._header(game_id)
         seat = self.games.seat_for_token(header, token)
-        mine = sum(1 for _, filed in self.store.disputes(game_id) if filed.get("seat") == seat)
-        if mine >= self.disputes_per_seat:
+        if self.store.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
             raise self._too_many()
         records = [_parse(text) for text in self.store.read_raw(game_id)]
         if not 1 <= seq <= len(records):

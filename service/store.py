@@ -168,9 +168,10 @@ class EventStore:
         entries = self._call(self._redis.xrange, key, _entry_id(after + 1), "+", count)
         return [(str(entry_id), json.loads(fields["d"])) for entry_id, fields in entries]
 
-    def count_disputes(self, game_id: str) -> int:
-        """How many disputes a game has."""
-        return int(self._call(self._redis.xlen, _disputes_key(game_id)))
+    def count_disputes(self, game_id: str, seat: int) -> int:
+        """How many disputes `seat` has filed in the game (by each entry's `s` field, unparsed)."""
+        entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+        return sum(1 for _, fields in entries if fields.get("s") == str(seat))
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
         """Records with seq > after; blocks up to timeout_ms until one exists."""
