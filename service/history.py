@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from domain import engine
@@ -154,13 +156,22 @@ class GameHistory:
         seat = self.games.seat_for_token(header, token) if token else None
         page = self.store.disputes(game_id, after, limit + 1)
         game, finished = self._game_and_status(header) if page else (header, False)
-        listed = [self._review(game, dispute_id, dispute, seat, finished) for dispute_id, dispute in page[:limit]]
+        audit_now = functools.cache(lambda: self.audit(game_id))  # only for disputes filed without a verdict
+        listed = [
+            self._review(game, dispute_id, dispute, seat, finished, audit_now) for dispute_id, dispute in page[:limit]
+        ]
         more = len(page) > limit
         next_page = f"/v1/games/{game_id}/disputes?after={listed[-1]['number']}&limit={limit}" if more else None
         return {"disputes": listed, "next": next_page}
 
     def _review(
-        self, game: LoadedGame, dispute_id: str, dispute: dict[str, Any], seat: int | None, finished: bool
+        self,
+        game: LoadedGame,
+        dispute_id: str,
+        dispute: dict[str, Any],
+        seat: int | None,
+        finished: bool,
+        audit_now: Callable[[], dict[str, Any]],
     ) -> dict[str, Any]:
         """A stored dispute as listed: the stored spectator views where they are the caller's, else
         views folded from the nearest snapshots (a seat's own view; a game ended since filing)."""
@@ -168,8 +179,8 @@ class GameHistory:
         views = stored.pop("views", None)
         if seat is not None or not isinstance(views, dict) or views.get("full") != finished:
             views = self._views(game, stored["seq"], seat, finished)
-        if "verdict" not in stored:  # filed before verdicts were stored with disputes
-            stored["verdict"] = self.audit(game.id)
+        if "verdict" not in stored:  # filed before verdicts were stored with disputes: the audit now
+            stored["verdict"] = audit_now()
             bad = stored["verdict"]["first_bad_seq"]
             stored["event_ok"] = bad is None or bad > stored["seq"]
         return {

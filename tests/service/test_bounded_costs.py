@@ -228,3 +228,23 @@ def test_the_verdict_is_the_audit_when_the_dispute_was_filed(fake_redis: fakered
     stored = json.loads(fake_redis.xrange(disputes_key(gid))[1][1]["d"])
     assert stored["verdict"] == audit, "the verdict is stored with the dispute"
     assert fake_redis.xlen(events_key(gid)) == last
+
+
+def test_a_dispute_filed_before_verdicts_were_stored_is_listed_with_the_audit_of_the_game_now(
+    fake_redis: fakeredis.FakeRedis,
+) -> None:
+    app = app_with(fake_redis)
+    client = app.test_client()
+    created = played_golf(app, stop_after=4)
+    gid = created["id"]
+    old = {"seat": 0, "seq": 2, "reason": "filed long ago", "at": "2026-11-30T12:41:56.635Z"}
+    fake_redis.xadd(disputes_key(gid), {"d": json.dumps(old)}, id="1764506516635-0")
+    listed = get_json(client, f"/v1/games/{gid}/disputes")["disputes"]
+    assert [(d["id"], d["number"]) for d in listed] == [("1764506516635-0", 1764506516635)]
+    assert listed[0]["verdict"] == get_json(client, f"/v1/games/{gid}/audit") and listed[0]["event_ok"] is True
+    assert listed[0]["after"] == without_at(replay(client, gid, 2))
+    newer = file(client, gid, tokens(created)[0], 1).get_json()
+    assert newer["number"] == 1764506516636, "numbers go on after the old stream's last id"
+    assert [d["number"] for d in get_json(client, f"/v1/games/{gid}/disputes?after=1764506516635")["disputes"]] == [
+        1764506516636
+    ]
