@@ -1,4 +1,4 @@
-"""Figure 3: the cost of one action at game length 10, 1,000 and 5,000 events.
+"""Figure 3: the cost of one action at game length 10, 1,000 and 5,000 events; and of a replay step.
 
 Each game is created through the service, then made long by playing `moves.stall` through the
 domain and appending the chained records in batches (the same records an API would append), so
@@ -8,11 +8,18 @@ appends; the first `WARMUP` actions of each game (the cold loads among them) are
 cost is the CPU time that gunicorn and Redis spend on an action (their threads' schedstat), which
 the machine's other load disturbs far less than latency; the median latency is in the note. The
 games are played in rounds of `BATCH` actions, in turn, so that each length sees the same machine.
+
+The replay figure asks a new game of 5,000 events and a new one of 10, built the same way, for
+`GET /replay?at=N` at steps N drawn uniformly from each game's events, each
+on a new connection, in rounds in turn like the actions, after `WARMUP` steps of each (the cold
+loads, which fold the whole game once and keep its snapshots). The cost is again the CPU time of
+gunicorn and Redis a step; the floor is the cost of a step in the 10-event game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from typing import Any
 
@@ -30,6 +37,8 @@ WARMUP = 12
 ROUNDS = 3
 BATCH = 40
 TARGET = Target("<=", 1.5)
+REPLAY_TARGET = Target("<=", 2)
+REPLAY_LENGTHS = (10, 5000)
 
 
 def build(service: GameService, length: int) -> tuple[str, list[str]]:
@@ -100,8 +109,47 @@ def measure(server: Server, redis_pid: int, games: dict[int, tuple[str, list[str
     }
 
 
+async def _replay(port: int, game_id: str, steps: list[int]) -> list[float]:
+    """One replay request a step, each on a new connection: each one's latency."""
+    latencies = []
+    for at in steps:
+        conn = Connection(port)
+        started = time.perf_counter()
+        view = await conn.json("GET", f"/v1/games/{game_id}/replay?at={at}")
+        latencies.append(time.perf_counter() - started)
+        await conn.close()
+        if view["version"] != at:
+            raise RuntimeError(f"replay of {game_id} at {at} answered version {view['version']}")
+    return latencies
+
+
+def measure_replay(server: Server, redis_pid: int, games: dict[int, str]) -> dict[int, tuple[float, float]]:
+    """Per length: (CPU ms a replay step anywhere in the game, median latency ms)."""
+    rng = random.Random(5000)
+    versions = {length: asyncio.run(_view(server.port, game_id))["version"] for length, game_id in games.items()}
+
+    def steps(length: int) -> list[int]:
+        return [rng.randint(1, versions[length]) for _ in range(BATCH)]
+
+    for length, game_id in games.items():
+        asyncio.run(_replay(server.port, game_id, steps(length)[:WARMUP]))
+    cpu = dict.fromkeys(games, 0.0)
+    latencies: dict[int, list[float]] = {length: [] for length in games}
+    order = list(games)
+    for _ in range(ROUNDS):
+        for length in order:
+            before = cpu_seconds(server.pid) + cpu_seconds(redis_pid)
+            latencies[length] += asyncio.run(_replay(server.port, games[length], steps(length)))
+            cpu[length] += cpu_seconds(server.pid) + cpu_seconds(redis_pid) - before
+        order = order[1:] + order[:1]
+    return {
+        length: (cpu[length] * 1000 / len(latencies[length]), percentile(latencies[length], 0.5) * 1000)
+        for length in games
+    }
+
+
 def figures(service: GameService, server: Server, redis_pid: int) -> list[Figure]:
-    """The cost at each length against the cost at the shortest."""
+    """The cost at each length against the cost at the shortest; then a replay step's."""
     games = {length: build(service, length) for length in LENGTHS}
     cost = measure(server, redis_pid, games)
     short = LENGTHS[0]
@@ -110,4 +158,11 @@ def figures(service: GameService, server: Server, redis_pid: int) -> list[Figure
         name = "action_cost_ratio_5000_vs_10" if length == 5000 else f"action_cost_ms_{length}"
         note = f"floor: length {short}; median latency {cost[length][1]:.1f} ms (floor {cost[short][1]:.1f} ms)"
         out.append(Figure(name, cost[length][0], "ms CPU", cost[short][0], TARGET, note))
+    replay = measure_replay(server, redis_pid, {length: build(service, length)[0] for length in REPLAY_LENGTHS})
+    short, long = REPLAY_LENGTHS
+    note = (
+        f"a step anywhere in a {long:,}-event game; floor: one in a {short}-event game; "
+        f"median latency {replay[long][1]:.1f} ms (floor {replay[short][1]:.1f} ms)"
+    )
+    out.append(Figure("replay_cost_ratio_5000_vs_10", replay[long][0], "ms CPU", replay[short][0], REPLAY_TARGET, note))
     return out

@@ -126,10 +126,16 @@ class Processes:
             self.end(process)
 
     def env(self) -> dict[str, str]:
-        """The environment of API and worker processes: our Redis, no creation rate limit, and no packing by
+        """The environment of API and worker processes: our Redis, no rate limits, and no packing by
         the workers' lifecycle sweep (the memory figures pack the games themselves, after measuring them)."""
-        env = {**os.environ, "REDIS_URL": self.redis_url, "GAMES_PER_MINUTE": "0", "PYTHONUNBUFFERED": "1"}
-        return {**env, "COMPACT_AFTER_SECONDS": "86400"}
+        return {
+            **os.environ,
+            "REDIS_URL": self.redis_url,
+            "GAMES_PER_MINUTE": "0",
+            "READS_PER_SECOND": "0",
+            "PYTHONUNBUFFERED": "1",
+            "COMPACT_AFTER_SECONDS": "86400",
+        }
 
     def start_redis(self) -> redis.Redis:
         """redis-server as `make run` runs it (append-only file, fsync always), on a free port."""

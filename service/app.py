@@ -16,7 +16,7 @@ from service import catalog, games_api, health, history_api, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
-from service.history import GameHistory
+from service.history import DISPUTES_PER_SEAT, GameHistory
 from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.problems import ApiError, store_unavailable
 from service.store import EventStore, StoreUnavailable
@@ -74,7 +74,8 @@ def create_app(
     store = EventStore(store_client, blocking_client)
     service = GameService(store, dispatcher or RQDispatcher(queue_client, store_client))
     app.extensions["games"] = service
-    app.extensions["history"] = GameHistory(service)
+    per_seat = app.config.get("DISPUTES_PER_SEAT", os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT))
+    app.extensions["history"] = GameHistory(service, int(per_seat))
     ratelimit.init_app(app, store_client)
 
     api = Api(app)

@@ -25,6 +25,7 @@ from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
 from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.game_index import GameIndex, epoch_of
 from service.problems import ApiError, from_domain, not_found, version_conflict
+from service.snapshots import SnapshotCache
 from service.store import EventStore, GameExists
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,7 @@ class GameService:
         dispatcher: BotDispatcher,
         clock: Callable[[], str] = utc_now,
         index: GameIndex | None = None,
+        snapshots: SnapshotCache | None = None,
     ) -> None:
         self.store = store
         self.dispatcher = dispatcher
@@ -129,6 +131,7 @@ class GameService:
         self.index = index if index is not None else GameIndex(store.client)
         self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
         self._lock = threading.Lock()
+        self.snapshots = snapshots if snapshots is not None else SnapshotCache()
 
     # ------------------------------------------------------------ create
 
@@ -219,16 +222,17 @@ class GameService:
     # ------------------------------------------------------------ load
 
     def load(self, game_id: str) -> LoadedGame:
-        """The game at its latest version: cached snapshot plus any newer events."""
+        """The game at its latest version: cached state (or its latest snapshot) plus any newer events."""
         with self._lock:
             cached = self._cache.get(game_id)
         if cached is None:
-            cached = self.load_header(game_id)
+            cached = self._from_snapshot(self.load_header(game_id), None)
         try:
             # from the cached last event on: if that is gone or changed (a store that lost writes),
             # the cache is ahead of the store and the game is rebuilt from what the store holds
             newer = self.store.read(game_id, after=max(cached.version - 1, 0))
             if cached.version and (not newer or newer[0]["hash"] != cached.last_hash):
+                self.snapshots.forget(game_id)
                 cached = self.load_header(game_id)
                 newer = self.store.read(game_id, after=0)
             elif cached.version:
@@ -239,6 +243,35 @@ class GameService:
             cached = self._advance(cached, newer)
             self._remember(cached)
         return cached
+
+    def state_at(self, game: LoadedGame, at: int) -> engine.Snapshot[Any]:
+        """The game after event `at` (1 to its version): folded from the nearest snapshot at or
+        before `at`, reading only the events after it; 500 `stream_damaged` when they do not replay."""
+        if at == game.version:
+            return game.snap
+        start = self._from_snapshot(game, at)
+        try:
+            wanted = at - start.version
+            records = self.store.read(game.id, after=max(start.version - 1, 0), count=wanted + (start.version > 0))
+            if start.version and (not records or records[0]["hash"] != start.last_hash):
+                self.snapshots.forget(game.id)  # the stream changed under the snapshot: from scratch
+                start = self._from_snapshot(game, 0)
+                records = self.store.read(game.id, after=0, count=at)
+            elif start.version:
+                records = records[1:]
+        except (ValueError, KeyError, TypeError) as error:  # an entry that is not a record's JSON
+            raise _damaged(game.id, start.version + 1, error) from error
+        if len(records) != at - start.version:
+            raise _damaged(game.id, start.version + len(records) + 1, LookupError("events missing"))
+        return self._advance(start, records).snap if records else start.snap
+
+    def _from_snapshot(self, game: LoadedGame, at: int | None) -> LoadedGame:
+        """The game at its latest snapshot at or before `at` (any, with None), else before its first event."""
+        kept = self.snapshots.nearest(game.id, at if at is not None else 2**63)
+        if kept is None:
+            initial = engine.Snapshot(game.snap.game, game.config, game.snap.game.initial_state(game.config))
+            return dataclasses.replace(game, snap=initial, last_hash="")
+        return dataclasses.replace(game, snap=kept.snap, last_hash=kept.last_hash)
 
     def load_header(self, game_id: str) -> LoadedGame:
         """The game's creation facts with none of its events applied; 404 when there is none."""
@@ -262,9 +295,12 @@ class GameService:
     def _advance(self, loaded: LoadedGame, records: list[dict[str, Any]]) -> LoadedGame:
         catalog = loaded.snap.game.catalog
         snap = loaded.snap
+        every = self.snapshots.every
         try:
             for record in records:
                 snap = engine.advance(snap, catalog.build(record["type"], record_actor(record), record["data"]))
+                if snap.version % every == 0:  # keep a snapshot at every multiple (service/snapshots.py)
+                    self.snapshots.keep(loaded.id, snap, record["hash"])
         except (AssertionError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
             raise _damaged(loaded.id, snap.version + 1, error) from error
         return dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
@@ -376,6 +412,7 @@ class GameService:
             if result.outcome == "ok":
                 self._ended(new)
                 self._remember(new)
+                self.snapshots.keep_crossing(loaded.version, new.id, new.snap, new.last_hash)
                 self._cancel_timeout(loaded)
                 if schedule_bots:
                     self._schedule_bots(new)

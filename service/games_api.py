@@ -11,9 +11,9 @@ from marshmallow import validate
 from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service.commands import TURN_SECONDS_RANGE
-from service.http import Blueprint, bearer_token, games, required_bearer_token
+from service.http import Blueprint, QueryInteger, QueryNumber, bearer_token, games, required_bearer_token
 from service.problems import ApiError
-from service.ratelimit import limit_game_creation
+from service.ratelimit import READS_LIMITED, limit_game_creation
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
@@ -157,8 +157,8 @@ class ActionResultSchema(ma.Schema):
 
 
 class EventsQuerySchema(ma.Schema):
-    after = ma.fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
-    wait = ma.fields.Float(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
+    after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
+    wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
 
 
 class EventsSchema(ma.Schema):
@@ -214,6 +214,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 @blp.doc(operationId="getGame", security=[{}, {"seatToken": []}])
 @blp.response(200, GameViewSchema)
 @blp.problems(
+    s429=READS_LIMITED,
     s401="a token that is not this game's",
     s404="no such game",
     s503="the event store cannot be reached",
@@ -272,6 +273,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(
+    s429=READS_LIMITED,
     s400="bad query",
     s404="no such game",
     s503="the event store cannot be reached",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from domain import engine
@@ -12,35 +14,35 @@ from domain.verify import RECORD_FORMAT, verify
 from service.commands import GameService, LoadedGame
 from service.problems import ApiError
 
-MAX_DISPUTES = 1000
+DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
+DISPUTES_PAGE = 50  # disputes a page by default ...
+DISPUTES_PAGE_MAX = 200  # ... and at most
 
 
 class GameHistory:
     """Replays, records, audits and disputes of stored games."""
 
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> None:
         self.games = games
         self.store = games.store
+        self.disputes_per_seat = disputes_per_seat
 
     # ------------------------------------------------------------ replay
 
     def replay(self, game_id: str, at: int | None, token: str | None) -> dict[str, Any]:
-        """The game after event `at`: a seat's view, the spectator's, or (finished) everything."""
+        """The game after event `at`: a seat's view, the spectator's, or (finished) everything.
+
+        Folded from the nearest snapshot at or before `at` (service/snapshots.py)."""
         loaded = self.games.load(game_id)
         seat = self.games.seat_for_token(loaded, token) if token else None
         at = loaded.version if at is None else at
         if not 1 <= at <= loaded.version:
             raise ApiError(422, "event_out_of_range", f"this game has events 1 to {loaded.version}, not {at}")
-        records = [_parse(text) for text in self.store.read_raw(game_id)]
-        return {"at": at, **self._view_at(loaded, records, at, seat, loaded.snap.finished)}
+        return {"at": at, **self._view_at(loaded, at, seat, loaded.snap.finished)}
 
-    def _view_at(
-        self, game: LoadedGame, records: list[Any], at: int, seat: int | None, finished: bool
-    ) -> dict[str, Any]:
-        """The game after event `at` of `records`; with no seat and a finished game, everything."""
-        if not 1 <= at <= len(records):
-            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {at}")
-        snap = fold_records(game, records[:at])
+    def _view_at(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
+        """The game after event `at`; with no seat and a finished game, everything."""
+        snap = self.games.state_at(game, at)
         if seat is None and finished:
             return self.games.render(game, snap, None, reveal_all=True)
         return self.games.render(game, snap, seat)
@@ -108,54 +110,110 @@ class GameHistory:
     # ------------------------------------------------------------ disputes
 
     def file_dispute(self, game_id: str, token: str, seq: int, reason: str) -> dict[str, Any]:
-        """A seat disputes event `seq`; stored beside the game, never in its stream."""
+        """A seat disputes event `seq`; stored beside the game, never in its stream.
+
+        The audit's verdict and the spectator's views around the event are computed here, once,
+        and stored with the dispute: listing disputes then costs no audit and, for a spectator,
+        no fold. A seat files at most `disputes_per_seat` disputes per game (422 otherwise).
+        """
         header = self._header(game_id)
         seat = self.games.seat_for_token(header, token)
-        version = len(self.store.read_raw(game_id))
-        if not 1 <= seq <= version:
-            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {version}, not {seq}")
-        if self.store.count_disputes(game_id) >= MAX_DISPUTES:
-            raise ApiError(422, "too_many_disputes", f"a game holds at most {MAX_DISPUTES} disputes")
-        dispute = {"seat": seat, "seq": seq, "reason": reason, "at": self.games.clock()}
-        dispute_id = self.store.add_dispute(game_id, dispute)
-        return {"id": dispute_id, **dispute}
+        if self.store.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
+            raise self._too_many()
+        records = [_parse(text) for text in self.store.read_raw(game_id)]
+        if not 1 <= seq <= len(records):
+            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {seq}")
+        verdict = self._audit(header, records)
+        bad = verdict["first_bad_seq"]
+        game, finished = self._game_and_status(header)
+        dispute = {
+            "seat": seat,
+            "seq": seq,
+            "reason": reason,
+            "at": self.games.clock(),
+            "verdict": verdict,
+            "event_ok": bad is None or bad > seq,
+        }
+        views = {"full": finished, **self._views(game, seq, None, finished)}
+        dispute_id = self.store.add_dispute(game_id, seat, self.disputes_per_seat, {**dispute, "views": views})
+        if dispute_id is None:
+            raise self._too_many()
+        return {"id": dispute_id, "number": _number(dispute_id), **dispute}
 
-    def disputes(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """Every dispute with the game just before and just after its event, and the audit's verdict.
+    def _too_many(self) -> ApiError:
+        return ApiError(
+            422, "too_many_disputes", f"a seat may file at most {self.disputes_per_seat} disputes in a game"
+        )
+
+    def disputes(self, game_id: str, token: str | None, after: int = 0, limit: int = DISPUTES_PAGE) -> dict[str, Any]:
+        """A page of the game's disputes: those numbered after `after`, at most `limit`, each with
+        the verdict stored when it was filed and the caller's views just before and after its event.
 
         A view that the stored events cannot give (damaged before it, or the event is gone) is
-        `{"error": <problem>}` instead.
+        `{"error": <problem>}` instead. `next` is the path of the next page, null on the last.
         """
         header = self._header(game_id)
         seat = self.games.seat_for_token(header, token) if token else None
-        records = [_parse(text) for text in self.store.read_raw(game_id)]
-        verdict = self._audit(header, records)
-        try:
-            finished = bool(fold_records(header, records).finished)
-        except ApiError:
-            finished = False  # a damaged stream shows no hidden card
-        bad = verdict["first_bad_seq"]
-        listed = []
-        for dispute_id, dispute in self.store.disputes(game_id):
-            seq = dispute["seq"]
-            listed.append(
-                {
-                    "id": dispute_id,
-                    **dispute,
-                    "before": self._view_or_error(header, records, seq - 1, seat, finished) if seq > 1 else None,
-                    "after": self._view_or_error(header, records, seq, seat, finished),
-                    "event_ok": bad is None or bad > seq,
-                }
-            )
-        return {"verdict": verdict, "disputes": listed}
+        page = self.store.disputes(game_id, after, limit + 1)
+        game, finished = self._game_and_status(header) if page else (header, False)
+        audit_now = functools.cache(lambda: self.audit(game_id))  # only for disputes filed without a verdict
+        listed = [
+            self._review(game, dispute_id, dispute, seat, finished, audit_now) for dispute_id, dispute in page[:limit]
+        ]
+        more = len(page) > limit
+        next_page = f"/v1/games/{game_id}/disputes?after={listed[-1]['number']}&limit={limit}" if more else None
+        return {"disputes": listed, "next": next_page}
 
-    def _view_or_error(
-        self, game: LoadedGame, records: list[Any], at: int, seat: int | None, finished: bool
+    def _review(
+        self,
+        game: LoadedGame,
+        dispute_id: str,
+        dispute: dict[str, Any],
+        seat: int | None,
+        finished: bool,
+        audit_now: Callable[[], dict[str, Any]],
     ) -> dict[str, Any]:
+        """A stored dispute as listed: the stored spectator views where they are the caller's, else
+        views folded from the nearest snapshots (a seat's own view; a game ended since filing)."""
+        stored = dict(dispute)
+        views = stored.pop("views", None)
+        if seat is not None or not isinstance(views, dict) or views.get("full") != finished:
+            views = self._views(game, stored["seq"], seat, finished)
+        if "verdict" not in stored:  # filed before verdicts were stored with disputes: the audit now
+            stored["verdict"] = audit_now()
+            bad = stored["verdict"]["first_bad_seq"]
+            stored["event_ok"] = bad is None or bad > stored["seq"]
+        return {
+            "id": dispute_id,
+            "number": _number(dispute_id),
+            **stored,
+            "before": views["before"],
+            "after": views["after"],
+        }
+
+    def _game_and_status(self, header: LoadedGame) -> tuple[LoadedGame, bool]:
+        """The game as loaded and whether it has ended; a stream that does not replay counts as
+        running (it shows no hidden card) and its views are folded from its header."""
         try:
-            return self._view_at(game, records, at, seat, finished)
+            loaded = self.games.load(header.id)
+        except ApiError:
+            return header, False
+        return loaded, bool(loaded.snap.finished)
+
+    def _views(self, game: LoadedGame, seq: int, seat: int | None, finished: bool) -> dict[str, Any]:
+        before = self._view_or_error(game, seq - 1, seat, finished) if seq > 1 else None
+        return {"before": before, "after": self._view_or_error(game, seq, seat, finished)}
+
+    def _view_or_error(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
+        try:
+            return self._view_at(game, at, seat, finished)
         except ApiError as error:
             return {"error": error.body()}
+
+
+def _number(dispute_id: str) -> int:
+    """A dispute's number in its game: the first part of its entry id."""
+    return int(dispute_id.split("-", 1)[0])
 
 
 def fold_records(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:

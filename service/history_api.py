@@ -9,8 +9,9 @@ import marshmallow as ma
 from marshmallow import validate
 
 from service.games_api import MAX_SEQ, EventRecordSchema, GameViewSchema, SeatCreatedSchema, checked_id
-from service.history import GameHistory
-from service.http import Blueprint, bearer_token, required_bearer_token
+from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
+from service.http import Blueprint, QueryInteger, bearer_token, required_bearer_token
+from service.ratelimit import READS_LIMITED
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -22,7 +23,7 @@ def history() -> GameHistory:
 
 
 class ReplayQuerySchema(ma.Schema):
-    at = ma.fields.Integer(validate=validate.Range(min=0, max=MAX_SEQ), metadata={"description": "default: latest"})
+    at = QueryInteger(validate=validate.Range(min=0, max=MAX_SEQ), metadata={"description": "default: latest"})
 
 
 class ReplaySchema(GameViewSchema):
@@ -61,21 +62,42 @@ class DisputeRequestSchema(ma.Schema):
 
 class DisputeSchema(ma.Schema):
     id = ma.fields.String(required=True)
+    number = ma.fields.Integer(required=True, metadata={"description": "the dispute's number in its game, from 1"})
     seat = ma.fields.Integer(required=True)
     seq = ma.fields.Integer(required=True)
     reason = ma.fields.String(required=True)
     at = ma.fields.String(required=True)
+    verdict = ma.fields.Nested(
+        VerdictSchema, required=True, metadata={"description": "the audit of the stored game when it was filed"}
+    )
+    event_ok = ma.fields.Boolean(
+        required=True, metadata={"description": "the audit found nothing wrong up to seq when it was filed"}
+    )
 
 
 class DisputeReviewSchema(DisputeSchema):
     before = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "the game after seq - 1"})
     after = ma.fields.Dict(required=True, metadata={"description": "the game after seq"})
-    event_ok = ma.fields.Boolean(required=True, metadata={"description": "the audit finds nothing wrong up to seq"})
+
+
+class DisputesQuerySchema(ma.Schema):
+    after = QueryInteger(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_SEQ),
+        metadata={"description": "list the disputes numbered after this one"},
+    )
+    limit = QueryInteger(
+        load_default=DISPUTES_PAGE,
+        validate=validate.Range(min=1, max=DISPUTES_PAGE_MAX),
+        metadata={"description": f"disputes a page, default {DISPUTES_PAGE}"},
+    )
 
 
 class DisputesSchema(ma.Schema):
-    verdict = ma.fields.Nested(VerdictSchema, required=True)
     disputes = ma.fields.List(ma.fields.Nested(DisputeReviewSchema), required=True)
+    next = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "the path of the next page; null on the last page"}
+    )
 
 
 @blp.route("/<game_id>/replay")
@@ -83,6 +105,7 @@ class DisputesSchema(ma.Schema):
 @blp.arguments(ReplayQuerySchema, location="query")
 @blp.response(200, ReplaySchema)
 @blp.problems(
+    s429=READS_LIMITED,
     s400="bad query",
     s401="a token that is not this game's",
     s404="no such game",
@@ -97,7 +120,7 @@ def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/record")
 @blp.doc(operationId="getRecord")
 @blp.response(200, RecordSchema)
-@blp.problems(s404="no such game", s503="the event store cannot be reached")
+@blp.problems(s429=READS_LIMITED, s404="no such game", s503="the event store cannot be reached")
 def get_record(game_id: str) -> dict[str, Any]:
     """The portable game record (the seed only once the game has ended)."""
     return history().record(checked_id(game_id))
@@ -106,7 +129,7 @@ def get_record(game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/audit")
 @blp.doc(operationId="getAudit")
 @blp.response(200, VerdictSchema)
-@blp.problems(s404="no such game", s503="the event store cannot be reached")
+@blp.problems(s429=READS_LIMITED, s404="no such game", s503="the event store cannot be reached")
 def get_audit(game_id: str) -> dict[str, Any]:
     """Re-check the stored game from scratch: hash chain, deals, every action, every score."""
     return history().audit(checked_id(game_id))
@@ -122,7 +145,7 @@ def get_audit(game_id: str) -> dict[str, Any]:
     s404="no such game",
     s413="request body over 64 KiB",
     s415="the body is not application/json",
-    s422="no such event",
+    s422="no such event (`event_out_of_range`), or the seat has filed its most disputes (`too_many_disputes`)",
     s503="the event store cannot be reached; nothing was written",
 )
 def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
@@ -133,8 +156,15 @@ def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 @blp.route("/<game_id>/disputes")
 @blp.doc(security=[{}, {"seatToken": []}])
+@blp.arguments(DisputesQuerySchema(), location="query")
 @blp.response(200, DisputesSchema)
-@blp.problems(s401="a token that is not this game's", s404="no such game", s503="the event store cannot be reached")
-def get_disputes(game_id: str) -> dict[str, Any]:
-    """Every dispute with the game just before and after its event, and the audit's verdict."""
-    return history().disputes(checked_id(game_id), bearer_token())
+@blp.problems(
+    s429=READS_LIMITED,
+    s400="bad query",
+    s401="a token that is not this game's",
+    s404="no such game",
+    s503="the event store cannot be reached",
+)
+def get_disputes(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """A page of disputes, each with its verdict from when it was filed and the game just before and after its event."""
+    return history().disputes(checked_id(game_id), bearer_token(), query["after"], query["limit"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -74,6 +75,34 @@ def _join(value: Any) -> str:
 
 
 PROBLEM_JSON = "application/problem+json"
+
+
+class QueryInteger(ma.fields.Integer):
+    """A query parameter that is an integer written plainly: ASCII digits and nothing else.
+
+    marshmallow's Integer goes through Python's `int()`, which also takes `+1`, ` 1`, `1_000`,
+    `١` (an Arabic-Indic one) and, not strict, `1.0`; every query integer of the API is this field.
+    """
+
+    PLAIN = re.compile(r"[0-9]{1,18}", re.ASCII)
+    default_error_messages = {"invalid": "Not a plain integer (ASCII digits only)."}  # noqa: RUF012
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if not isinstance(value, str) or not self.PLAIN.fullmatch(value):
+            raise self.make_error("invalid")
+        return int(value)
+
+
+class QueryNumber(ma.fields.Float):
+    """A query parameter that is a plain decimal number: ASCII digits with an optional fraction."""
+
+    PLAIN = re.compile(r"[0-9]{1,18}(\.[0-9]{1,9})?", re.ASCII)
+    default_error_messages = {"invalid": "Not a plain number (ASCII digits and an optional fraction)."}  # noqa: RUF012
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        if not isinstance(value, str) or not self.PLAIN.fullmatch(value):
+            raise self.make_error("invalid")
+        return float(value)
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

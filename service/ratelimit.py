@@ -1,16 +1,22 @@
-"""How many games one client may create per minute: a fixed-window counter in Redis.
+"""Per-client limits in Redis: game creations per minute (a fixed window), reads (a token bucket).
 
-Settings (app config, else the environment):
-  GAMES_PER_MINUTE    games one client may create per window (default 30; 0 turns the limit off;
-                      off under TESTING unless a test sets it)
+Settings (app config, else the environment; each off under TESTING unless a test sets it):
+  GAMES_PER_MINUTE    games one client may create per window (default 30; 0 turns the limit off)
+  READS_PER_SECOND    GET requests under /v1/ one client may make a second, sustained (default 20;
+                      0 turns the limit off) ...
+  READ_BURST          ... and at once after a quiet spell: the bucket's size (default 200)
   TRUSTED_PROXY_HOPS  how many proxies in front of the API append to X-Forwarded-For (default 0:
                       the header is ignored and the client is the socket's remote address; with 1,
                       the last address in the header, the one the trusted proxy saw)
 
-One key per client, `ratelimit:games:{<client>}`: the first creation of a window INCRs it and sets
+Games: one key per client, `ratelimit:games:{<client>}`: the first creation of a window INCRs it and sets
 its expiry to the window; every later one INCRs it; both in one Lua script, so the counter and its
 expiry can never part. The window runs on Redis's clock, so API processes need not agree on time.
-Over the limit: 429 problem+json `rate_limited` with `Retry-After` (seconds until the window ends).
+Reads: one hash per client, `ratelimit:reads:{<client>}`, holding the tokens left and when they were
+counted; a script refills them at READS_PER_SECOND up to READ_BURST on Redis's clock, takes one per
+read, and lets the key expire once the bucket would be full again.
+Over a limit: 429 problem+json `rate_limited` with `Retry-After` (seconds until the window ends, or
+until the bucket holds a token again).
 """
 
 from __future__ import annotations
@@ -26,8 +32,34 @@ from service.problems import ApiError
 from service.store import UNAVAILABLE, StoreUnavailable
 
 DEFAULT_GAMES_PER_MINUTE = 30
+DEFAULT_READS_PER_SECOND = 20
+DEFAULT_READ_BURST = 200
 WINDOW_SECONDS = 60
 EXTENSION = "ratelimit"
+READS_EXTENSION = "ratelimit_reads"
+READ_PATHS = "/v1/"
+READS_LIMITED = "too many reads from this client (`rate_limited`); `Retry-After` says when to retry"
+
+# KEYS: bucket hash. ARGV: tokens a second, bucket size.
+# Returns {1 if a token was taken else 0, ms until the bucket holds one token again}.
+_TAKE = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local rate, size = tonumber(ARGV[1]), tonumber(ARGV[2])
+local saved = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(saved[1]), tonumber(saved[2])
+if tokens == nil or at == nil then tokens, at = size, now end
+tokens = math.min(size, tokens + math.max(0, now - at) * rate / 1000)
+local taken, wait = 0, 0
+if tokens >= 1 then
+  tokens, taken = tokens - 1, 1
+else
+  wait = math.ceil((1 - tokens) * 1000 / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((size - tokens) * 1000 / rate) + 1000)
+return {taken, wait}
+"""
 
 # KEYS: counter. ARGV: window in ms. Returns {count after this request, ms left in the window}.
 _HIT = """
@@ -76,6 +108,40 @@ class RateLimiter:
             )
 
 
+class TokenBucket:
+    """A token bucket per client: `rate` tokens a second, at most `size` saved; a request takes one."""
+
+    def __init__(self, client: StoreClient, rate: int, size: int, name: str = "reads") -> None:
+        self.rate = rate
+        self.size = max(1, size)
+        self.name = name
+        self._take = client.register_script(_TAKE)
+
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+    def key(self, client_id: str) -> str:
+        return f"ratelimit:{self.name}:{{{client_id}}}"
+
+    def take(self, client_id: str) -> None:
+        """Take a token of `client_id`; 429 `rate_limited` with `Retry-After` when none is left."""
+        if not self.enabled:
+            return
+        try:
+            taken, wait_ms = self._take(keys=[self.key(client_id)], args=[self.rate, self.size])
+        except UNAVAILABLE as error:
+            raise StoreUnavailable(str(error)) from error
+        if not int(taken):
+            retry_after = max(1, math.ceil(int(wait_ms) / 1000))
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"at most {self.rate} reads a second per client (bursts of {self.size}); try again in {retry_after} s",
+                headers={"Retry-After": str(retry_after)},
+            )
+
+
 def client_address(request: flask.Request, trusted_hops: int) -> str:
     """The client's address: the socket's peer, or with trusted proxies the address the outermost
     trusted proxy saw (counted from the right of X-Forwarded-For, which a client cannot forge)."""
@@ -101,9 +167,25 @@ def init_app(app: flask.Flask, client: StoreClient) -> RateLimiter:
     """Read the settings and attach the game-creation limiter to the app."""
     app.config["GAMES_PER_MINUTE"] = _setting(app, "GAMES_PER_MINUTE", DEFAULT_GAMES_PER_MINUTE)
     app.config["TRUSTED_PROXY_HOPS"] = _setting(app, "TRUSTED_PROXY_HOPS", 0)
+    app.config["READS_PER_SECOND"] = _setting(app, "READS_PER_SECOND", DEFAULT_READS_PER_SECOND)
+    app.config["READ_BURST"] = _setting(app, "READ_BURST", DEFAULT_READ_BURST) or DEFAULT_READ_BURST
     limiter = RateLimiter(client, app.config["GAMES_PER_MINUTE"])
     app.extensions[EXTENSION] = limiter
+    app.extensions[READS_EXTENSION] = TokenBucket(client, app.config["READS_PER_SECOND"], app.config["READ_BURST"])
+    app.before_request(limit_reads)
     return limiter
+
+
+def limit_reads() -> None:
+    """Take a read token of the current client for a GET under /v1/ (no-op when the limit is off)."""
+    request = flask.request
+    if request.method not in ("GET", "HEAD") or not request.path.startswith(READ_PATHS):
+        return
+    app: Any = flask.current_app
+    bucket: TokenBucket | None = app.extensions.get(READS_EXTENSION)
+    if bucket is None or not bucket.enabled:
+        return
+    bucket.take(client_address(request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))
 
 
 def limit_game_creation() -> None:

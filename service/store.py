@@ -4,7 +4,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:events  the stream; entry id `<seq>-0`, field `e` = the record as JSON
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
-  game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's
+  game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's; entry id
+                        `<n>-0` for the game's n-th dispute, fields `s` = the seat, `d` = the dispute
   game:{<id>}:packed  a finished game compacted (service/packing.py): its meta and its stream in one
                       compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
 The read methods (meta, read, read_raw, wait) answer the same for a packed game as before it was packed.
@@ -104,6 +105,30 @@ DROPPED_WHEN_PACKED = ("idem",)  # a game's keys, besides its stream and meta, t
 OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
 
 
+# KEYS: disputes stream. ARGV: seat, the seat's limit, the dispute as JSON.
+# The seat's disputes are counted by their `s` field (a game holds at most players x limit of them).
+_ADD_DISPUTE = """
+local mine = 0
+for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 's' and fields[i + 1] == ARGV[1] then mine = mine + 1 end
+  end
+end
+if mine >= tonumber(ARGV[2]) then return {'full', tostring(mine)} end
+local number = 1
+if redis.call('EXISTS', KEYS[1]) == 1 then  -- after the last id the stream ever had, deleted or not
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then number = tonumber(string.match(info[i + 1], '^(%d+)')) + 1 end
+  end
+end
+local id = string.format('%d-0', number)
+redis.call('XADD', KEYS[1], id, 's', ARGV[1], 'd', ARGV[3])
+return {'ok', id}
+"""
+
+
 class StoreUnavailable(Exception):
     """Redis could not be reached; nothing was written."""
 
@@ -171,6 +196,7 @@ class EventStore:
         self._drop_unpacked_script = client.register_script(_DROP_UNPACKED)
         self._delete = client.register_script(_DELETE)
         self._restore = client.register_script(_RESTORE)
+        self._add_dispute = client.register_script(_ADD_DISPUTE)
         self._unpacked: OrderedDict[str, tuple[bytes, Packed]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -324,19 +350,23 @@ class EventStore:
         keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
         return _text(self._call(self._restore, keys=keys, args=args)) == "ok"
 
-    def add_dispute(self, game_id: str, dispute: Mapping[str, Any]) -> str:
-        """Store a dispute in the game's dispute stream; returns its entry id."""
-        entry = self._call(self._redis.xadd, _disputes_key(game_id), {"d": json.dumps(dispute)})
-        return str(entry)
+    def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
+        """Store a dispute of `seat` as the game's next one; its entry id, or None when the seat
+        has `per_seat` disputes already (checked and written in one script)."""
+        args = [seat, per_seat, json.dumps(dispute, separators=(",", ":"), ensure_ascii=False)]
+        outcome, detail = self._run(self._add_dispute, [_disputes_key(game_id)], args)
+        return detail if outcome == "ok" else None
 
-    def disputes(self, game_id: str) -> list[tuple[str, dict[str, Any]]]:
-        """Every dispute of a game with its entry id, oldest first."""
-        entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+    def disputes(self, game_id: str, after: int = 0, count: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """The game's disputes numbered after `after` (at most `count`), with their entry ids, oldest first."""
+        key = _disputes_key(game_id)
+        entries = self._call(self._redis.xrange, key, _entry_id(after + 1), "+", count)
         return [(str(entry_id), json.loads(fields["d"])) for entry_id, fields in entries]
 
-    def count_disputes(self, game_id: str) -> int:
-        """How many disputes a game has."""
-        return int(self._call(self._redis.xlen, _disputes_key(game_id)))
+    def count_disputes(self, game_id: str, seat: int) -> int:
+        """How many disputes `seat` has filed in the game (by each entry's `s` field, unparsed)."""
+        entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+        return sum(1 for _, fields in entries if fields.get("s") == str(seat))
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
         """Records with seq > after; blocks up to timeout_ms until one exists (a packed game has ended:

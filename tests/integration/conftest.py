@@ -132,8 +132,14 @@ def store_client(url: str) -> StoreClient:
 
 def service_env(redis_url: str, queue_url: str | None = None) -> dict[str, str]:
     """The environment for API and worker processes; the queue shares REDIS_URL unless given."""
-    # the game-creation rate limit is off unless the environment sets it (tests create many games)
-    env = {"GAMES_PER_MINUTE": "0", **os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1"}
+    # the rate limits are off unless the environment sets them (tests create and read many games)
+    env = {
+        "GAMES_PER_MINUTE": "0",
+        "READS_PER_SECOND": "0",
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "PYTHONUNBUFFERED": "1",
+    }
     env.pop("QUEUE_REDIS_URL", None)
     return {**env, "QUEUE_REDIS_URL": queue_url} if queue_url else env
 

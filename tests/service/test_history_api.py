@@ -1084,9 +1084,10 @@ def test_a_dispute_is_kept_beside_the_running_game_and_listed_with_the_game_befo
     assert not [e for e in get_json(client, f"/v1/games/{gid}/events")["events"] if "dispute" in e["type"].lower()]
     for who in (token, None):
         listed = get_json(client, f"/v1/games/{gid}/disputes", who)
-        assert listed["verdict"]["chain_ok"] and listed["verdict"]["first_bad_seq"] is None
+        assert listed["next"] is None
         assert [d["id"] for d in listed["disputes"]] == [dispute["id"], first["id"]]
         entry = listed["disputes"][0]
+        assert entry["verdict"]["chain_ok"] and entry["verdict"]["first_bad_seq"] is None
         assert entry["event_ok"] is True and entry["seq"] == seq and entry["seat"] == 0
         assert entry["before"] == without_at(replay(client, gid, seq - 1, who))
         assert entry["after"] == without_at(replay(client, gid, seq, who))
@@ -1098,6 +1099,8 @@ def test_a_dispute_is_kept_beside_the_running_game_and_listed_with_the_game_befo
 def test_after_tampering_an_earlier_event_a_dispute_is_not_ok(
     client: FlaskClient, app: flask.Flask, fake_redis: Any, dispatcher: RecordingDispatcher, tamper: Tamper
 ) -> None:
+    """Each dispute keeps the verdict of the audit when it was filed: one filed after the stored
+    game was changed is not ok, whichever process files or lists it."""
     created = play_golf_with_a_human(client, app, dispatcher)
     gid = created["id"]
     token = created["seats"][0]["token"]
@@ -1113,10 +1116,11 @@ def test_after_tampering_an_earlier_event_a_dispute_is_not_ok(
     assert seq <= last
     rewrite_stream(fake_redis, gid, record["events"])
     for api in (client, fresh_client(fake_redis)):
-        for who in (token, None):
-            listed = get_json(api, f"/v1/games/{gid}/disputes", who)
-            assert listed["verdict"]["first_bad_seq"] == seq
-            assert [d["event_ok"] for d in listed["disputes"]] == [False]
         again = file_dispute(api, gid, {"seq": seq, "reason": "this one"}, token)
         assert again.status_code == 201, again.get_data(as_text=True)
+        assert again.get_json()["verdict"]["first_bad_seq"] == seq and again.get_json()["event_ok"] is False
+        for who in (token, None):
+            listed = get_json(api, f"/v1/games/{gid}/disputes", who)
+            assert [d["verdict"]["first_bad_seq"] for d in listed["disputes"]] == [None, seq]
+            assert [d["event_ok"] for d in listed["disputes"]] == [True, False]
         fake_redis.xdel(disputes_key(gid), again.get_json()["id"])
