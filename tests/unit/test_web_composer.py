@@ -14,8 +14,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from domain import engine
 
 ROOT = Path(__file__).resolve().parents[2]
