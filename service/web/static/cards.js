@@ -54,10 +54,10 @@ export function cardShort(code) {
 }
 
 /** One face-up card as an element with a text alternative. */
-export function cardEl(code, { extraClass = '', note = '' } = {}) {
+export function cardEl(code, { extraClass = '', note = '', pick = null } = {}) {
   const card = parseCard(code);
   const label = note ? `${cardName(code)}, ${note}` : cardName(code);
-  const base = { role: 'img', 'aria-label': label, title: label, 'data-card': code };
+  const base = { role: 'img', 'aria-label': label, title: label, 'data-card': code, 'data-pick': pick };
   switch (card.kind) {
     case 'french': {
       const suit = SUITS[card.suit];
@@ -84,13 +84,13 @@ export function cardEl(code, { extraClass = '', note = '' } = {}) {
 }
 
 /** A card lying face down. */
-export function backEl(label = 'face-down card') {
-  return h('span', { class: 'card back', role: 'img', 'aria-label': label, title: label });
+export function backEl(label = 'face-down card', pick = null) {
+  return h('span', { class: 'card back', role: 'img', 'aria-label': label, title: label, 'data-pick': pick });
 }
 
 /** An empty place where a card was. */
-export function emptyEl(label = 'empty place') {
-  return h('span', { class: 'card empty', role: 'img', 'aria-label': label, title: label });
+export function emptyEl(label = 'empty place', pick = null) {
+  return h('span', { class: 'card empty', role: 'img', 'aria-label': label, title: label, 'data-pick': pick });
 }
 
 /** A row of face-up cards as a list, with a name for the list. */
@@ -105,7 +105,7 @@ export function cardRow(codes, label, { note } = {}) {
 }
 
 /** A pile drawn as its top card plus a count: the stock face down, a discard pile face up. */
-export function pileEl(name, size, top = null) {
-  const cards = top ? cardEl(top, { note: `top of the ${name}` }) : (size > 0 ? backEl(`${name}, face down`) : emptyEl(`${name}, empty`));
+export function pileEl(name, size, top = null, pick = null) {
+  const cards = top ? cardEl(top, { note: `top of the ${name}`, pick }) : (size > 0 ? backEl(`${name}, face down`, pick) : emptyEl(`${name}, empty`, pick));
   return h('figure', { class: 'pile' }, cards, h('figcaption', {}, `${name}: ${size} card${size === 1 ? '' : 's'}`));
 }

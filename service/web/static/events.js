@@ -95,3 +95,15 @@ export function eventText(event, name, game) {
 export function eventEl(event, name, game) {
   return [h('span', { class: 'seq' }, String(event.seq)), ' ', h('span', { class: 'what' }, eventText(event, name, game))];
 }
+
+/** The cards an event names (its card, cards, take, give …): the cards to mark as moved. */
+export function movedCards(event) {
+  const found = [];
+  const walk = (value) => {
+    if (isCard(value)) found.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(event.data ?? {});
+  return found;
+}

@@ -100,9 +100,10 @@ const golf = {
     const slots = grid.slots.map((slot, p) => {
       const where = `card ${p + 1}`;
       let face;
-      if (slot.state === 'empty') face = emptyEl(`${where}: empty place`);
-      else if (slot.card) face = cardEl(slot.card, { note: slot.state === 'down' ? `${where}, face down` : where, extraClass: slot.state === 'down' ? 'was-down' : '' });
-      else face = backEl(`${where}: face down`);
+      const pick = mine ? `grid:${p}` : null;
+      if (slot.state === 'empty') face = emptyEl(`${where}: empty place`, pick);
+      else if (slot.card) face = cardEl(slot.card, { note: slot.state === 'down' ? `${where}, face down` : where, extraClass: slot.state === 'down' ? 'was-down' : '', pick });
+      else face = backEl(`${where}: face down`, pick);
       return h('li', { class: 'slot' }, face, h('span', { class: 'pos', 'aria-hidden': 'true' }, String(p + 1)));
     });
     const title = `${ctx.name(grid.seat)}${mine ? ' (you)' : ''}`;
@@ -119,7 +120,7 @@ const golf = {
     else if (t.drawn_by !== null && t.drawn_by !== undefined && t.drawn_by !== ctx.you) drawnFigure = h('figure', { class: 'pile drawn' }, backEl('a drawn card'), h('figcaption', {}, `${ctx.name(t.drawn_by)} drew a card`));
     const discardTop = t.discard_top;
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard.length, discardTop), drawnFigure),
+      piles(pileEl('stock', t.stock_size, null, 'stock'), pileEl('discard pile', t.discard.length, discardTop, 'discard'), drawnFigure),
       h('p', { class: 'facts' }, `Round ${view.round} of ${t.rounds} · layout ${t.layout}`,
         view.phase === 'play' && t.ended_by !== null && t.ended_by !== undefined ? ` · ${ctx.name(t.ended_by)} turned up their last card: everyone else has one more turn` : ''),
       h('div', { class: 'grids' }, t.grids.filter((grid) => !view.you || grid.seat !== ctx.you).map((grid) => golf.grid(grid, ctx, view))),
@@ -162,7 +163,7 @@ const switchGame = {
     if (t.pending_draw) facts.push(`next player draws ${t.pending_draw} unless they stack`);
     if (t.out?.length) facts.push(`out: ${t.out.map(ctx.name).join(', ')}`);
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard.length, t.top_card),
+      piles(pileEl('stock', t.stock_size, null, 'stock'), pileEl('discard pile', t.discard.length, t.top_card, 'discard'),
         t.drawn ? h('figure', { class: 'pile drawn' }, cardEl(t.drawn, { note: 'the drawn card' }), h('figcaption', {}, 'drawn card')) : null),
       h('p', { class: 'facts' }, facts.join(' · ')),
       allHands(t.hands, ctx),
@@ -175,10 +176,11 @@ const switchGame = {
     const you = view.you;
     const playable = new Set(you.playable ?? []);
     const list = h('ul', { class: 'cards hand', 'aria-label': 'your hand' },
-      you.hand.map((code) => h('li', {}, cardEl(code, { extraClass: playable.has(code) ? 'playable' : '', note: playable.has(code) ? 'playable' : '' }))));
+      you.hand.map((code) => h('li', {}, cardEl(code, { pick: `hand:${code}` }))));
+    const drawnApart = you.drawn && !you.hand.includes(you.drawn);
     return [
       list,
-      you.drawn ? h('p', {}, 'You drew ', cardEl(you.drawn, { note: 'just drawn' }), ': play it or pass.') : null,
+      you.drawn ? h('p', {}, 'You drew ', cardEl(you.drawn, { note: 'just drawn', pick: drawnApart ? `hand:${you.drawn}` : null }), ': play it or keep it.') : null,
       h('p', { class: 'facts' }, `${you.hand.length} cards, worth ${you.hand_value} points`),
     ];
   },
@@ -186,12 +188,39 @@ const switchGame = {
 
 // ------------------------------------------------------------ Rommé
 
-function meldEl(meld, ctx) {
+function meldEl(meld) {
   const jokers = new Map((meld.jokers ?? []).map((j) => [j.index, j.stands_for]));
   const what = meld.kind === 'set' ? `set of ${meld.rank}` : `run in ${suitWords(meld.suit)}`;
   const list = h('ul', { class: 'cards', 'aria-label': `meld ${meld.id}: ${what}` },
-    meld.cards.map((code, i) => h('li', {}, cardEl(code, { note: jokers.has(i) ? `stands for ${cardName(jokers.get(i))}` : '' }))));
-  return h('div', { class: 'meld' }, h('h5', {}, `Meld ${meld.id} · ${what} · ${meld.points} points`), list);
+    meld.cards.map((code, i) => h('li', {}, cardEl(code, {
+      note: jokers.has(i) ? `stands for ${cardName(jokers.get(i))}` : '', pick: code === 'JK' ? `joker:${meld.id}` : null,
+    }))));
+  return h('div', { class: 'meld', 'data-zone': `meld:${meld.id}` },
+    h('h5', {}, h('span', { 'data-pick': `meld:${meld.id}`, 'aria-label': `meld ${meld.id}, ${what}` }, `Meld ${meld.id}`), ` · ${what} · ${meld.points} points`), list);
+}
+
+/** The place on the table for a new meld or set. */
+function newZone(pick, text) {
+  return h('div', { class: 'meld new-zone', 'data-zone': pick }, h('span', { class: 'zone-label', 'data-pick': pick }, text));
+}
+
+/** The Rommé deck to cut (R-5): a slider for where, the deck to click. */
+function cutEl(legal) {
+  const positions = legal.filter((a) => a.type === 'cut').map((a) => a.position);
+  if (!positions.length) return null;
+  const low = Math.min(...positions);
+  const high = Math.max(...positions);
+  const middle = Math.round((low + high) / 2);
+  const deck = backEl(`the deck: cut it at card ${middle}`, `cut:${middle}`);
+  const input = h('input', { type: 'range', id: 'cut-at', min: low, max: high, value: middle, 'aria-label': 'where to cut the deck' });
+  const out = h('output', { for: 'cut-at' }, String(middle));
+  input.addEventListener('input', () => {
+    deck.dataset.pick = `cut:${input.value}`;
+    deck.setAttribute('aria-label', `the deck: cut it at card ${input.value}`);
+    out.textContent = input.value;
+  });
+  return h('div', { class: 'cut' }, h('figure', { class: 'pile' }, deck, h('figcaption', {}, 'the deck: choose where, then click it')),
+    h('label', { for: 'cut-at' }, 'cut at card '), input, ' ', out);
 }
 
 const romme = {
@@ -215,25 +244,6 @@ const romme = {
     }
   },
 
-  /** The cut has 109 choices: one number field and one button instead of 109 buttons. */
-  compose(legal, view, act) {
-    if (!legal.length || !legal.every((a) => a.type === 'cut')) return null;
-    const positions = legal.map((a) => a.position);
-    const low = Math.min(...positions);
-    const high = Math.max(...positions);
-    const input = h('input', { type: 'number', id: 'cut-at', min: low, max: high, value: Math.round((low + high) / 2), inputmode: 'numeric' });
-    const chosen = () => ({ type: 'cut', position: Number(input.value) });
-    const button = h('button', { type: 'submit', class: 'action', 'data-type': 'cut', 'data-key': JSON.stringify(chosen()) }, 'Cut the deck');
-    input.addEventListener('input', () => { button.dataset.key = JSON.stringify(chosen()); });
-    const form = h('form', { class: 'compose' },
-      h('label', { for: 'cut-at' }, `Cut the deck at card (${low} to ${high}) `), input, ' ', button);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      act({ type: 'cut', position: Number(input.value) });
-    });
-    return form;
-  },
-
   table(view, ctx) {
     const t = view.table;
     const facts = [`Round ${view.round}`, `target ${t.target} points`];
@@ -243,12 +253,14 @@ const romme = {
     if (t.went_out !== null && t.went_out !== undefined) facts.push(`${ctx.name(t.went_out)} went out`);
     const bySeat = ctx.seats.map((s) => ({ seat: s.seat, melds: t.melds.filter((m) => m.seat === s.seat) }));
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard_size, t.discard_top)),
+      view.you ? cutEl(view.you.legal ?? []) : null,
+      piles(pileEl('stock', t.stock_size, null, 'stock'), pileEl('discard pile', t.discard_size, t.discard_top, 'discard')),
       h('p', { class: 'facts' }, facts.join(' · ')),
       section('Melds', bySeat.some((s) => s.melds.length)
         ? bySeat.filter((s) => s.melds.length).map((s) => h('div', { class: 'melds-of' },
-          h('h4', {}, `${ctx.name(s.seat)} · ${t.meld_points[s.seat]} points laid`), s.melds.map((m) => meldEl(m, ctx))))
-        : h('p', {}, 'No meld on the table yet.')),
+          h('h4', {}, `${ctx.name(s.seat)} · ${t.meld_points[s.seat]} points laid`), s.melds.map((m) => meldEl(m))))
+        : h('p', {}, 'No meld on the table yet.'),
+      view.you && view.status !== 'finished' ? newZone('newmeld', '+ new meld') : null),
       allHands(t.hands, ctx),
       Array.isArray(t.face_down) && t.face_down.length ? section('Face down', cardRow(t.face_down, 'the face-down card')) : null,
       stockList(t.stock),
@@ -259,7 +271,7 @@ const romme = {
   hand(view) {
     const you = view.you;
     return [
-      h('ul', { class: 'cards hand', 'aria-label': 'your hand' }, you.hand.map((code) => h('li', {}, cardEl(code)))),
+      h('ul', { class: 'cards hand', 'aria-label': 'your hand' }, you.hand.map((code) => h('li', {}, cardEl(code, { pick: `hand:${code}` })))),
       h('p', { class: 'facts' }, `${you.hand_size} cards, ${you.hand_points} points in hand`),
     ];
   },
@@ -267,10 +279,13 @@ const romme = {
 
 // ------------------------------------------------------------ Go5
 
-function setEl(set) {
+function setEl(set, theirs) {
   const what = `${set.feature} ${set.value}`;
-  return h('div', { class: 'meld' }, h('h5', {}, `Set ${set.id} · by ${what}${set.cards.length >= 5 ? ' · five!' : ''}`),
-    cardRow(set.cards, `set ${set.id}: by ${what}`));
+  const list = h('ul', { class: 'cards', 'aria-label': `set ${set.id}: by ${what}` },
+    set.cards.map((code) => h('li', {}, cardEl(code, { pick: theirs ? `take:${set.id}:${code}` : null }))));
+  return h('div', { class: 'meld', 'data-zone': `set:${set.id}` },
+    h('h5', {}, h('span', { 'data-pick': `set:${set.id}`, 'aria-label': `set ${set.id}, by ${what}` }, `Set ${set.id}`), ` · by ${what}${set.cards.length >= 5 ? ' · five!' : ''}`),
+    list);
 }
 
 const go5 = {
@@ -306,11 +321,12 @@ const go5 = {
     if (t.go5_open) facts.push(`the discard of ${ctx.name(t.discarded_by)} may be claimed with Go5`);
     if (t.stops_out) facts.push(`${t.stops_out} stop card${t.stops_out === 1 ? '' : 's'} played`);
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard_size, t.discard_top)),
+      piles(pileEl('stock', t.stock_size, null, 'stock'), pileEl('discard pile', t.discard_size, t.discard_top, 'discard')),
       h('p', { class: 'facts' }, facts.join(' · ')),
       section('Sets', t.players.map((p) => h('div', { class: 'melds-of' },
         h('h4', {}, `${ctx.name(p.seat)} · ${p.hand_size} in hand · ${p.stops} stop card${p.stops === 1 ? '' : 's'}`),
-        p.sets.length ? p.sets.map(setEl) : h('p', {}, 'no set yet')))),
+        p.sets.length ? p.sets.map((set) => setEl(set, view.you && p.seat !== ctx.you)) : h('p', {}, 'no set yet'),
+        view.you && p.seat === ctx.you && view.status !== 'finished' ? newZone('newset', '+ new set') : null))),
       allHands(t.hands, ctx),
       Array.isArray(t.discard) ? section('Discard pile, bottom first', cardRow(t.discard, 'discard pile')) : null,
       stockList(t.stock),
@@ -321,7 +337,8 @@ const go5 = {
   hand(view) {
     const you = view.you;
     return [
-      h('ul', { class: 'cards hand', 'aria-label': 'your hand' }, you.hand.map((code) => h('li', {}, cardEl(code)))),
+      h('ul', { class: 'cards hand', 'aria-label': 'your hand' }, you.hand.map((code) => h('li', {}, cardEl(code, { pick: `hand:${code}` }))),
+        you.stops ? h('li', { class: 'stops' }, cardEl('stop', { pick: 'stop', note: `${you.stops} in front of you` })) : null),
       h('p', { class: 'facts' }, `${you.hand.length} cards · ${you.stops} stop card${you.stops === 1 ? '' : 's'} in front of you`,
         you.go5?.length ? ` · Go5 possible on set ${you.go5.join(', ')}` : ''),
     ];

@@ -1,6 +1,7 @@
 // What the play page and the replay viewer share: the seats, the table and the result of a view.
 import { h, words } from './dom.js';
 import { gameParts, isFullView } from './games.js';
+import { t } from './i18n.js';
 
 /** Naming seats of a view: "Ana", "greedy bot 1", "seat 3". */
 export function seatNamer(seats) {
@@ -42,6 +43,31 @@ export function seatsEl(view, you = null) {
       marks.length ? h('span', { class: 'marks' }, ` · ${marks.join(', ')}`) : null);
   });
   return h('section', { class: 'block seats', 'aria-label': 'Seats' }, h('h2', {}, 'Seats'), h('ul', {}, rows));
+}
+
+/** The seats around the table: name, score, cards held, to act, and what each did last. */
+export function seatRing(view, you = null, lastOf = () => '') {
+  const toAct = new Set(view.to_act ?? []);
+  const winners = new Set(view.result?.winners ?? []);
+  const dealer = view.table?.dealer;
+  const seats = view.seats ?? [];
+  const order = you === null ? seats : [...seats.slice(you + 1), ...seats.slice(0, you + 1)];
+  return h('ul', { class: 'ring', 'aria-label': t('seats.title') }, order.map((s) => {
+    const marks = [];
+    if (s.seat === you) marks.push(t('seats.you'));
+    if (toAct.has(s.seat)) marks.push(t('seats.toAct'));
+    if (s.seat === dealer && view.status !== 'finished') marks.push(t('seats.dealer'));
+    if (winners.has(s.seat)) marks.push(t('seats.winner'));
+    const size = handSize(view, s.seat);
+    const last = lastOf(s.seat);
+    return h('li', { class: `seat-box${toAct.has(s.seat) ? ' acting' : ''}${s.seat === you ? ' me' : ''}${winners.has(s.seat) ? ' won' : ''}`, 'data-seat': s.seat },
+      h('span', { class: 'who' }, s.name),
+      h('span', { class: 'kind' }, s.kind === 'bot' ? t('seats.bot', { level: s.level ?? 'greedy' }) : t('seats.person')),
+      h('span', { class: 'score' }, t('seats.points', { n: s.score })),
+      size !== undefined ? h('span', { class: 'size' }, t('seats.cards', { n: size })) : null,
+      marks.length ? h('span', { class: 'marks' }, marks.join(' · ')) : null,
+      last ? h('span', { class: 'did' }, last) : null);
+  }));
 }
 
 /** One line about the game: round, phase, version. */
