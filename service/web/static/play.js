@@ -543,3 +543,9 @@ function chipText(pick, view, you) {
 export function title(game) {
   return { golf: 'Golf', switch: 'Switch', romme: 'Rommé', go5: 'Go5' }[game] ?? game;
 }
+
+/** A game's full name in the page's language (the form's list). */
+export function fullTitle(game) {
+  const key = `game.${game}`;
+  return t(key).startsWith('⟦') ? title(game) : t(key);
+}
