@@ -72,7 +72,7 @@ def phone(browser: Chrome, width: int | None) -> None:
         browser.set_window_size(*DESKTOP)
         return
     browser.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride", {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": True}
+        "Emulation.setDeviceMetricsOverride", {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": False}
     )
     wait_for(browser, f"the page at {width} px", lambda b: in_page(b, "return window.innerWidth") == width)
 
@@ -84,7 +84,9 @@ def get_json(url: str) -> Any:
 
 def assert_fits(browser: Chrome, what: str) -> None:
     """Nothing wider than the window: no sideways scrolling on this screen."""
-    overflow = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    overflow = browser.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
     assert overflow <= 0, f"{what}: the page is {overflow}px wider than the window"
 
 
@@ -179,8 +181,8 @@ def assert_cards_have_text(browser: Chrome) -> None:
     """Every card on the page has a text alternative."""
     cards = in_page(
         browser,
-        "return [...document.querySelectorAll('.card')]"
-        ".map(c => [(c.getAttribute('aria-label') || '').trim(), c.outerHTML]);",
+        "return [...document.querySelectorAll('.card')].map(c => [(c.getAttribute('aria-label')"
+        " || c.querySelector(':scope > .card-name')?.textContent || '').trim(), c.outerHTML]);",
     )
     assert cards, "no card drawn"
     unnamed = [html for label, html in cards if not label]
@@ -380,7 +382,7 @@ def test_the_german_page_has_no_english_left(browser: Chrome, site: str, screens
     game_id = create_from_form(browser, site, "go5", 3, {})
     wait_for(browser, "my turn", lambda b: my_turn(b), timeout=90)
     assert_german("a Go5 game")
-    assert "Höchste" in text_of(browser, ".wins")
+    assert "höchste Summe" in text_of(browser, ".wins")
     shoot(browser, screenshots, "go5-german")
     browser.get(f"{site}/#/replay/{game_id}")
     wait_for(browser, "the replay", lambda b: replay_at(b) > 0)

@@ -417,10 +417,12 @@ export class PlayPage {
         el.tabIndex = 0;
         el.setAttribute('role', 'button');
         el.setAttribute('aria-pressed', String(picked));
+        nameInText(el, true);
       } else {
         el.removeAttribute('tabindex');
         el.removeAttribute('aria-pressed');
         if (el.dataset.role) el.setAttribute('role', el.dataset.role); else el.removeAttribute('role');
+        nameInText(el, false);
       }
     }
     this.page.dataset.picks = String(this.pickedEls.length);
@@ -480,6 +482,22 @@ export class PlayPage {
     }
     while (this.logList.children.length > MAX_LOG) this.logList.firstElementChild.remove();
     this.logBox.scrollTop = this.logBox.scrollHeight;
+  }
+}
+
+/**
+ * A card that may be picked is a button named by its text: its name ("seven of hearts, card 2") moves
+ * from aria-label into hidden text, so the name holds what the card shows; an image again, it moves back.
+ */
+function nameInText(el, asButton) {
+  if (!el.classList.contains('card')) return;
+  const hidden = el.querySelector(':scope > .card-name');
+  if (asButton && !hidden) {
+    el.append(h('span', { class: 'visually-hidden card-name' }, el.getAttribute('aria-label') ?? ''));
+    el.removeAttribute('aria-label');
+  } else if (!asButton && hidden) {
+    el.setAttribute('aria-label', hidden.textContent);
+    hidden.remove();
   }
 }
 
