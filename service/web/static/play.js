@@ -15,6 +15,12 @@ const RETRY_MS = 2000;
 const MAX_LOG = 300;
 /** In a game with people, each bot move stays on the table this long before the next is shown. */
 export const BOT_PACE_MS = 600;
+const PACE_KEY = 'cardtable.pace';
+
+/** The page setting: bot moves one at a time (the default) or all at once. */
+function paceSetting() {
+  try { return localStorage.getItem(PACE_KEY) === 'off' ? 0 : BOT_PACE_MS; } catch { return BOT_PACE_MS; }
+}
 
 export class PlayPage {
   constructor(root, id) {
@@ -27,7 +33,7 @@ export class PlayPage {
     this.stopped = false;
     this.controller = new AbortController();
     this.notice = '';
-    this.pace = BOT_PACE_MS;
+    this.pace = paceSetting();
     this.showing = false; // bot moves are being shown one at a time
   }
 
@@ -195,7 +201,7 @@ export class PlayPage {
           h('a', { href: '#how-to-play', id: 'help-link' }, t('help.open')), ' · ',
           h('a', { href: `#/replay/${encodeURIComponent(id)}`, id: 'replay-link' }, t('play.replayLink')), ' · ',
           h('a', { href: `${gamePath(id)}/record`, download: `${id}.json` }, t('play.download'))),
-        this.seatChooser()),
+        this.seatChooser(), this.paceSwitch()),
       h('div', { class: 'turn-bar' }, this.status, this.countdown, this.connection),
       this.lastMove, this.alert,
       h('div', { class: 'columns' }, this.board,
@@ -214,6 +220,16 @@ export class PlayPage {
     });
     replace(this.root, this.page);
     this.appendLog([...this.events.values()]);
+  }
+
+  /** The page setting for the pace of bot moves. */
+  paceSwitch() {
+    const box = h('input', { type: 'checkbox', id: 'pace', checked: this.pace > 0 });
+    box.addEventListener('change', () => {
+      this.pace = box.checked ? BOT_PACE_MS : 0;
+      try { localStorage.setItem(PACE_KEY, box.checked ? 'on' : 'off'); } catch { /* this page only */ }
+    });
+    return h('p', { class: 'pace' }, box, ' ', h('label', { for: 'pace' }, t('play.pace')));
   }
 
   seatChooser() {
@@ -508,6 +524,7 @@ export function markMove(root, event, text, cards) {
     if (!wanted.has(el.dataset.card)) continue;
     el.classList.add('moved');
     el.setAttribute('aria-description', t('play.movedBy', { text }));
+    el.title = `${el.title} · ${t('play.movedBy', { text })}`;
   }
 }
 

@@ -68,9 +68,8 @@ export function resultEl(view) {
     h('p', { class: 'winners' }, t('result.won', { winners: view.result.winners.map(name).join(` ${t('word.and')} `) })),
     h('p', { class: 'facts' }, winsLine(view.game)),
     h('ol', { class: 'ranking' }, ranked.map(({ seat, total }) => h('li', { class: winners.has(seat) ? 'won' : '' },
-      winners.has(seat) ? h('span', { class: 'trophy', 'aria-hidden': 'true' }, '🏆 ') : null,
       `${name(seat)}: ${t('seats.points', { n: total })}`,
-      winners.has(seat) ? h('span', { class: 'visually-hidden' }, ` (${t('seats.winner')})`) : null))));
+      winners.has(seat) ? [' ', h('span', { class: 'badge' }, t('seats.winner'))] : null))));
 }
 
 /** The table and, with a seat, its own hand, of a view: [table, hand or null]. */

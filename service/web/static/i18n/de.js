@@ -21,6 +21,7 @@ export default {
   'play.youPlay': 'Sie spielen {name}.',
   'play.links': 'Links für die anderen Personen am Tisch',
   'play.linksNote': 'Jeder Link enthält den Schlüssel dieses Platzes: Geben Sie ihn nur dieser Person.',
+  'play.pace': 'Die Züge der Bots einzeln zeigen',
   'play.lastMove': 'Letzter Zug: {text}',
   'play.movedBy': 'letzter Zug: {text}',
 

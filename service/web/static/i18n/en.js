@@ -21,6 +21,7 @@ export default {
   'play.youPlay': 'You play {name}.',
   'play.links': 'Links for the other people at this table',
   'play.linksNote': 'Each link carries that seat’s key: give it only to that person.',
+  'play.pace': 'Show the bots’ moves one at a time',
   'play.lastMove': 'Last move: {text}',
   'play.movedBy': 'last move: {text}',
 
