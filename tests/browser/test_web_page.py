@@ -110,7 +110,10 @@ def create_from_form(browser: Chrome, site: str, game: str, players: int, option
     players_input.clear()
     players_input.send_keys(str(players), Keys.TAB)
     wait_for(browser, f"{players} seat rows", lambda b: len(b.find_elements(By.CSS_SELECTOR, ".seat-row")) == players)
-    kinds = [Select(e).first_selected_option.get_attribute("value") for e in browser.find_elements(By.CSS_SELECTOR, ".seat-kind")]
+    kinds = [
+        Select(e).first_selected_option.get_attribute("value")
+        for e in browser.find_elements(By.CSS_SELECTOR, ".seat-kind")
+    ]
     assert kinds == ["human"] + ["bot"] * (players - 1)
     for name, value in options.items():
         field = browser.find_element(By.ID, f"opt-{name}")
@@ -125,6 +128,11 @@ def create_from_form(browser: Chrome, site: str, game: str, players: int, option
 
 def my_turn(browser: Chrome) -> bool:
     return page_data(browser, "my-turn") == "true" and bool(pickable(browser) or chips(browser))
+
+
+def my_turn_or_end(browser: Chrome) -> bool:
+    """Is it my turn, or is the game over?"""
+    return page_data(browser, "status") == "finished" or my_turn(browser)
 
 
 def pickable(browser: Chrome) -> list[WebElement]:
@@ -144,6 +152,11 @@ def press(browser: Chrome, element: WebElement, keyboard: bool) -> None:
         element.send_keys(Keys.ENTER)
     else:
         element.click()
+
+
+def moved(browser: Chrome, version: int) -> bool:
+    """Has the page moved past `version`?"""
+    return int(page_data(browser, "version") or 0) > version
 
 
 def move_by_picking(browser: Chrome, keyboard: bool = False, allow_chips: bool = True) -> list[str]:
@@ -171,7 +184,9 @@ def move_by_picking(browser: Chrome, keyboard: bool = False, allow_chips: bool =
         wait_for(
             browser,
             "the pick taken",
-            lambda b: int(page_data(b, "version") or 0) > version or int(page_data(b, "picks") or 0) > 0 or not pickable(b),
+            lambda b: (
+                int(page_data(b, "version") or 0) > version or int(page_data(b, "picks") or 0) > 0 or not pickable(b)
+            ),
         )
     wait_for(browser, "the new state after a move", lambda b: int(page_data(b, "version") or 0) > version)
     return picked
@@ -257,7 +272,8 @@ def test_the_lobby_opens_on_golf_fits_a_phone_and_names_seats_as_the_game_does(
     game_id = create_from_form(browser, site, "golf", 2, {"rounds": "1"})
     names = [s["name"] for s in get_json(f"{site}/v1/games/{game_id}")["seats"]]
     assert names == ["Player 1", "greedy bot 2"], names
-    assert text_of(browser, ".ring").count("Player 1") == 1
+    assert text_of(browser, ".seat-chooser") == "You play Player 1."
+    assert "greedy bot 2" in text_of(browser, ".ring")
 
 
 def test_golf_against_three_bots_played_to_the_end_by_picking_cards_then_replayed(
@@ -269,7 +285,7 @@ def test_golf_against_three_bots_played_to_the_end_by_picking_cards_then_replaye
     assert text_of(browser, ".wins").lower().startswith("lowest total wins")
     moves = 0
     while page_data(browser, "status") != "finished":
-        wait_for(browser, "my turn or the end", lambda b: page_data(b, "status") == "finished" or my_turn(b), timeout=90)
+        wait_for(browser, "my turn or the end", my_turn_or_end, timeout=90)
         if page_data(browser, "status") == "finished":
             break
         if moves == 0:  # the first move: pick two of your cards
@@ -287,7 +303,9 @@ def test_golf_against_three_bots_played_to_the_end_by_picking_cards_then_replaye
         if page_data(browser, "last-seq"):
             assert text_of(browser, "#last-move"), "the last move is not said"
     assert text_of(browser, "#status").startswith("Game over:")
-    ranking = in_page(browser, "return [...document.querySelectorAll('.result ol li')].map(li => [li.className, li.innerText]);")
+    ranking = in_page(
+        browser, "return [...document.querySelectorAll('.result ol li')].map(li => [li.className, li.innerText]);"
+    )
     assert len(ranking) == players and "won" in ranking[0][0], ranking
     totals = [int(text.rsplit(":", 1)[1].split()[0]) for _, text in ranking]
     assert totals == sorted(totals), f"Golf ranks the lowest total first: {ranking}"
@@ -332,7 +350,7 @@ def test_a_game_against_bots_takes_moves_made_by_picking_cards_and_replays(
     wait_for(browser, "the play page again", lambda b: page_data(b, "game-id") == game_id)
     moves = 0
     while moves < 3 and page_data(browser, "status") != "finished":
-        wait_for(browser, "my turn", lambda b: page_data(b, "status") == "finished" or my_turn(b), timeout=90)
+        wait_for(browser, "my turn", my_turn_or_end, timeout=90)
         if page_data(browser, "status") == "finished":
             break
         assert move_by_picking(browser, keyboard=moves == 1)
@@ -372,8 +390,13 @@ def test_the_german_page_has_no_english_left(browser: Chrome, site: str, screens
 
     def assert_german(what: str) -> None:
         text = in_page(browser, "return document.body.innerText + ' ' + document.title;")
-        labels = in_page(browser, "return [...document.querySelectorAll('[aria-label]')].map(e => e.getAttribute('aria-label')).join(' ');")
-        assert "⟦" not in text + labels, f"{what}: untranslated keys {[w for w in (text + labels).split() if '⟦' in w][:5]}"
+        labels = in_page(
+            browser,
+            "return [...document.querySelectorAll('[aria-label]')].map(e => e.getAttribute('aria-label')).join(' ');",
+        )
+        assert "⟦" not in text + labels, (
+            f"{what}: untranslated keys {[w for w in (text + labels).split() if '⟦' in w][:5]}"
+        )
         left = [phrase for phrase in english_only if phrase in text]
         assert not left, f"{what}: English left: {left[:5]}"
         assert in_page(browser, "return document.documentElement.lang;") == "de"
@@ -395,13 +418,19 @@ def test_the_german_page_has_no_english_left(browser: Chrome, site: str, screens
     set_language(browser, site, "en")
 
 
+def network(offline: bool) -> dict[str, Any]:
+    """Chromium's network emulation: offline or back to normal."""
+    return {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+
+
 def test_a_lost_connection_is_not_a_refusal_and_its_message_goes_once_it_is_back(browser: Chrome, site: str) -> None:
     set_language(browser, site, "en")
     create_from_form(browser, site, "golf", 2, {"rounds": "1"})
     wait_for(browser, "my turn", lambda b: my_turn(b), timeout=60)
     browser.execute_cdp_cmd("Network.enable", {})
     browser.execute_cdp_cmd(
-        "Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+        "Network.emulateNetworkConditions",
+        network(offline=True),
     )
     try:
         cards = pickable(browser)
@@ -412,7 +441,8 @@ def test_a_lost_connection_is_not_a_refusal_and_its_message_goes_once_it_is_back
         assert "Refused" not in text_of(browser, "#alert")
     finally:
         browser.execute_cdp_cmd(
-            "Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+            "Network.emulateNetworkConditions",
+            network(offline=False),
         )
     wait_for(browser, "the connection message gone", lambda b: not text_of(b, "#connection"), timeout=60)
     assert my_turn(browser)

@@ -188,7 +188,7 @@ export class ReplayPage {
     const you = view.you ? view.you.seat : null;
     const [table, hand] = tableEl(view, you);
     replace(this.viewBox, factsLine(view), resultEl(view), legendEl(view), table, hand);
-    replace(this.seatsBox, h('section', { class: 'block', 'aria-labelledby': 'seats-title' }, h('h2', { id: 'seats-title' }, t('seats.title')), seatRing(view, you)));
+    replace(this.seatsBox, h('section', { class: 'block', 'aria-labelledby': 'seats-title' }, h('h2', { id: 'seats-title' }, t('seats.title')), seatRing(view, null)));
     if (event && (event.actor !== 'system' || event.seat !== undefined)) markMove(this.viewBox, event, eventText(event, name, this.record.game), movedCards(event));
     for (const item of this.eventList.children) {
       const current = Number(item.dataset.seq) === at;

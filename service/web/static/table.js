@@ -29,7 +29,7 @@ export function seatRing(view, you = null, lastOf = () => '') {
   const winners = new Set(view.result?.winners ?? []);
   const dealer = view.table?.dealer;
   const seats = view.seats ?? [];
-  const order = you === null ? seats : [...seats.slice(you + 1), ...seats.slice(0, you + 1)];
+  const order = you === null || view.status === 'finished' ? seats : [...seats.slice(you + 1), ...seats.slice(0, you)];
   return h('ul', { class: 'ring', 'aria-label': t('seats.title') }, order.map((s) => {
     const marks = [];
     if (s.seat === you) marks.push(t('seats.you'));
@@ -80,5 +80,7 @@ export function tableEl(view, you = null) {
     h('h2', {}, isFullView(view) ? t('table.full') : t('table.title')),
     parts.table(view, ctx));
   const hand = view.you && parts.hand(view, ctx);
-  return [table, hand ? h('section', { class: 'block your-hand', 'aria-labelledby': 'hand-title' }, h('h2', { id: 'hand-title' }, t('hand.title')), hand) : null];
+  const mine = (view.seats ?? []).find((s) => s.seat === you);
+  const title = mine ? t('hand.titleScore', { n: mine.score }) : t('hand.title');
+  return [table, hand ? h('section', { class: 'block your-hand', 'aria-labelledby': 'hand-title' }, h('h2', { id: 'hand-title' }, title), hand) : null];
 }

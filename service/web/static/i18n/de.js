@@ -170,6 +170,7 @@ export default {
   'seats.seat': 'Platz {n}',
   'table.title': 'Der Tisch',
   'table.full': 'Der Tisch, alle Karten offen',
+  'hand.titleScore': 'Ihre Hand · {n} Punkte',
   'hand.title': 'Ihre Hand',
   'result.title': 'Spielende',
   'result.won': '{winners} hat gewonnen.',

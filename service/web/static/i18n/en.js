@@ -170,6 +170,7 @@ export default {
   'seats.seat': 'seat {n}',
   'table.title': 'The table',
   'table.full': 'The table, every card shown',
+  'hand.titleScore': 'Your hand · {n} points',
   'hand.title': 'Your hand',
   'result.title': 'Game over',
   'result.won': '{winners} won.',
