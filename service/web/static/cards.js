@@ -1,6 +1,6 @@
 // Cards drawn as cards: French-suited codes (C-1, "7H", "10S", "JK") and Go5's ("3-waves-blue").
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 export const SUITS = {
   S: { symbol: '♠', red: false },
@@ -106,5 +106,5 @@ export function cardRow(codes, label, { note } = {}) {
 /** A pile drawn as its top card plus a count: the stock face down, a discard pile face up. */
 export function pileEl(name, size, top = null, pick = null) {
   const cards = top ? cardEl(top, { note: t('pile.top', { name }), pick }) : (size > 0 ? backEl(t('pile.down', { name }), pick) : emptyEl(t('pile.empty', { name }), pick));
-  return h('figure', { class: 'pile' }, cards, h('figcaption', {}, t('pile.size', { name, n: size })));
+  return h('figure', { class: 'pile' }, cards, h('figcaption', {}, tn('pile.size', size, { name })));
 }

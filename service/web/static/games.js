@@ -2,7 +2,7 @@
 // Shapes: public_view / seat_view / full_view of domain/golf.py, switch.py, romme.py, go5.py.
 import { backEl, cardEl, cardName, cardRow, cardShort, emptyEl, pileEl, SUITS } from './cards.js';
 import { h, words } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 // ------------------------------------------------------------ labels
 
@@ -190,7 +190,7 @@ function meldEl(meld) {
       note: jokers.has(i) ? t('g.romme.standsFor', { card: cardName(jokers.get(i)) }) : '', pick: code === 'JK' ? `joker:${meld.id}` : null,
     }))));
   return h('div', { class: 'meld', 'data-zone': `meld:${meld.id}` },
-    h('h5', {}, h('span', { 'data-pick': `meld:${meld.id}`, 'aria-label': t('g.romme.meldWhat', { n: meld.id, what }) }, t('g.romme.meld', { n: meld.id })), ` · ${what} · ${t('seats.points', { n: meld.points })}`), list);
+    h('h5', {}, h('span', { 'data-pick': `meld:${meld.id}`, 'aria-label': t('g.romme.meldWhat', { n: meld.id, what }) }, t('g.romme.meld', { n: meld.id })), ` · ${what} · ${tn('seats.points', meld.points)}`), list);
 }
 
 /** The place on the table for a new meld or set. */

@@ -2,7 +2,7 @@
 import { h, words } from './dom.js';
 import { gameParts, isFullView } from './games.js';
 import { LOWEST_WINS, winsLine } from './help.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 /** Naming seats of a view: "Ana", "greedy bot 1", "seat 3". */
 export function seatNamer(seats) {
@@ -41,8 +41,8 @@ export function seatRing(view, you = null, lastOf = () => '') {
     return h('li', { class: `seat-box${toAct.has(s.seat) ? ' acting' : ''}${s.seat === you ? ' me' : ''}${winners.has(s.seat) ? ' won' : ''}`, 'data-seat': s.seat },
       h('span', { class: 'who' }, s.name),
       h('span', { class: 'kind' }, s.kind === 'bot' ? t('seats.bot', { level: s.level ?? 'greedy' }) : t('seats.person')),
-      h('span', { class: 'score' }, t('seats.points', { n: s.score })),
-      size !== undefined ? h('span', { class: 'size' }, t('seats.cards', { n: size })) : null,
+      h('span', { class: 'score' }, tn('seats.points', s.score)),
+      size !== undefined ? h('span', { class: 'size' }, tn('seats.cards', size)) : null,
       marks.length ? h('span', { class: 'marks' }, marks.join(' · ')) : null,
       last ? h('span', { class: 'did' }, last) : null);
   }));
@@ -68,7 +68,7 @@ export function resultEl(view) {
     h('p', { class: 'winners' }, t('result.won', { winners: view.result.winners.map(name).join(` ${t('word.and')} `) })),
     h('p', { class: 'facts' }, winsLine(view.game)),
     h('ol', { class: 'ranking' }, ranked.map(({ seat, total }) => h('li', { class: winners.has(seat) ? 'won' : '' },
-      `${name(seat)}: ${t('seats.points', { n: total })}`,
+      `${name(seat)}: ${tn('seats.points', total)}`,
       winners.has(seat) ? [' ', h('span', { class: 'badge' }, t('seats.winner'))] : null))));
 }
 

@@ -85,8 +85,10 @@ export default {
   'seats.winner': 'Gewinner',
   'seats.bot': 'Bot, {level}',
   'seats.person': 'Person',
-  'seats.points': '{n} Punkte',
-  'seats.cards': '{n} Karten',
+  'seats.points.one': '{n} Punkt',
+  'seats.points.other': '{n} Punkte',
+  'seats.cards.one': '{n} Karte',
+  'seats.cards.other': '{n} Karten',
 
   'help.open': 'Spielregeln',
 
@@ -201,7 +203,8 @@ export default {
   'pile.top': 'oben auf {name}',
   'pile.down': '{name}, verdeckt',
   'pile.empty': '{name}, leer',
-  'pile.size': '{name}: {n} Karten',
+  'pile.size.one': '{name}: {n} Karte',
+  'pile.size.other': '{name}: {n} Karten',
 
   'ev.aCard': 'eine Karte',
   'ev.place': 'Karte {n}',

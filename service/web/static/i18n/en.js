@@ -85,8 +85,10 @@ export default {
   'seats.winner': 'winner',
   'seats.bot': 'bot, {level}',
   'seats.person': 'person',
-  'seats.points': '{n} points',
-  'seats.cards': '{n} cards',
+  'seats.points.one': '{n} point',
+  'seats.points.other': '{n} points',
+  'seats.cards.one': '{n} card',
+  'seats.cards.other': '{n} cards',
 
   'help.open': 'How to play',
 
@@ -201,7 +203,8 @@ export default {
   'pile.top': 'top of the {name}',
   'pile.down': '{name}, face down',
   'pile.empty': '{name}, empty',
-  'pile.size': '{name}: {n} cards',
+  'pile.size.one': '{name}: {n} card',
+  'pile.size.other': '{name}: {n} cards',
 
   'ev.aCard': 'a card',
   'ev.place': 'card {n}',
