@@ -9,6 +9,7 @@ serious accessibility faults. Screenshots of each game at both widths go to var/
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -101,7 +102,9 @@ def set_language(browser: Chrome, site: str, lang: str) -> None:
     wait_for(browser, f"the page in {lang}", lambda b: in_page(b, "return document.documentElement.lang;") == lang)
 
 
-def create_from_form(browser: Chrome, site: str, game: str, players: int, options: dict[str, str]) -> str:
+def create_from_form(
+    browser: Chrome, site: str, game: str, players: int, options: dict[str, str], turn_seconds: str = ""
+) -> str:
     """Fill the new-game form (seat 1 is you, the rest greedy bots) and return the new game's id."""
     browser.get(f"{site}/#/")
     select = wait_for(browser, "the game list", lambda b: b.find_element(By.ID, "game"))
@@ -119,6 +122,8 @@ def create_from_form(browser: Chrome, site: str, game: str, players: int, option
         field = browser.find_element(By.ID, f"opt-{name}")
         field.clear()
         field.send_keys(value)
+    if turn_seconds:
+        browser.find_element(By.ID, "turn-seconds").send_keys(turn_seconds)
     browser.find_element(By.ID, "create").click()
     wait_for(browser, "the play page", lambda b: page_data(b, "status") is not None)
     game_id = page_data(browser, "game-id")
@@ -154,17 +159,17 @@ def press(browser: Chrome, element: WebElement, keyboard: bool) -> None:
         element.click()
 
 
-def moved(browser: Chrome, version: int) -> bool:
-    """Has the page moved past `version`?"""
-    return int(page_data(browser, "version") or 0) > version
+def sent(browser: Chrome) -> int:
+    """How many moves the page has sent (bots' moves, and Golf's reveals by others, move the version too)."""
+    return int(page_data(browser, "sent") or 0)
 
 
 def move_by_picking(browser: Chrome, keyboard: bool = False, allow_chips: bool = True) -> list[str]:
     """One move made by picking cards and places (the first one each time) until the page sends it."""
-    version = int(page_data(browser, "version") or 0)
+    before = sent(browser)
     picked: list[str] = []
     for _ in range(30):
-        if int(page_data(browser, "version") or 0) > version:
+        if sent(browser) > before:
             return picked
         try:
             cards = pickable(browser)
@@ -173,7 +178,7 @@ def move_by_picking(browser: Chrome, keyboard: bool = False, allow_chips: bool =
             else:
                 offered = chips(browser)
                 if not offered:
-                    wait_for(browser, "the move sent", lambda b: int(page_data(b, "version") or 0) > version)
+                    wait_for(browser, "the move sent", lambda b: sent(b) > before)
                     return picked
                 assert allow_chips, f"a choice button was needed after {picked}"
                 element = offered[0]
@@ -184,11 +189,9 @@ def move_by_picking(browser: Chrome, keyboard: bool = False, allow_chips: bool =
         wait_for(
             browser,
             "the pick taken",
-            lambda b: (
-                int(page_data(b, "version") or 0) > version or int(page_data(b, "picks") or 0) > 0 or not pickable(b)
-            ),
+            lambda b: sent(b) > before or int(page_data(b, "picks") or 0) > 0 or not pickable(b),
         )
-    wait_for(browser, "the new state after a move", lambda b: int(page_data(b, "version") or 0) > version)
+    wait_for(browser, "the move sent", lambda b: sent(b) > before)
     return picked
 
 
@@ -446,3 +449,33 @@ def test_a_lost_connection_is_not_a_refusal_and_its_message_goes_once_it_is_back
         )
     wait_for(browser, "the connection message gone", lambda b: not text_of(b, "#connection"), timeout=60)
     assert my_turn(browser)
+
+
+def countdown(browser: Chrome) -> int:
+    """The seconds the turn bar says are left ("57 s left for this turn"), or -1."""
+    text = text_of(browser, "#countdown")
+    return int(text.split()[0]) if text else -1
+
+
+def test_a_timed_turn_shows_a_countdown_and_arrow_keys_move_between_cards(browser: Chrome, site: str) -> None:
+    set_language(browser, site, "en")
+    create_from_form(browser, site, "golf", 2, {"rounds": "1"}, turn_seconds="120")
+    wait_for(browser, "my turn", my_turn, timeout=60)
+    assert text_of(browser, "#status") == "Your turn."
+    assert 0 < wait_for(browser, "the countdown", lambda b: countdown(b) > 0) <= 120
+
+    def ticking(b: Chrome) -> bool:  # each new version (a bot's reveal) starts the clock again
+        version, left = page_data(b, "version"), countdown(b)
+        time.sleep(1.5)
+        return page_data(b, "version") == version and 0 < countdown(b) < left
+
+    wait_for(browser, "the countdown going down", ticking)
+    cards = [str(e.get_attribute("data-pick")) for e in pickable(browser)]
+    assert cards[:2] == ["grid:0", "grid:1"], cards
+    element = pickable(browser)[0]
+    browser.execute_script("arguments[0].focus();", element)
+    element.send_keys(Keys.ARROW_RIGHT)
+    assert in_page(browser, "return document.activeElement.dataset.pick;") == "grid:1"
+    browser.switch_to.active_element.send_keys(Keys.SPACE)
+    wait_for(browser, "grid:1 picked", lambda b: page_data(b, "picks") == "1")
+    assert in_page(browser, "return document.activeElement.getAttribute('aria-pressed');") == "true"

@@ -132,6 +132,7 @@ async function home() {
   const seatList = h('ol', { class: 'seat-rows' });
   const optionBox = h('div', { class: 'options' });
   const seed = h('input', { id: 'seed', maxlength: 128, autocomplete: 'off' });
+  const turnSeconds = h('input', { id: 'turn-seconds', type: 'number', min: 1, max: 86400, inputmode: 'numeric', placeholder: t('form.noLimit'), 'aria-describedby': 'turn-seconds-hint' });
   const alert = h('p', { class: 'alert', role: 'alert', id: 'create-error' });
   const submit = h('button', { type: 'submit', id: 'create', class: 'primary' }, t('form.create'));
   const chosen = () => games.find((g) => g.id === gameSelect.value);
@@ -164,6 +165,8 @@ async function home() {
     h('div', { class: 'field' }, h('label', { for: 'players' }, t('form.players')), players),
     h('fieldset', {}, h('legend', {}, t('form.seats')), seatList),
     h('fieldset', {}, h('legend', {}, t('form.options')), optionBox),
+    h('div', { class: 'field' }, h('label', { for: 'turn-seconds' }, t('form.turnSeconds')), turnSeconds,
+      h('small', { id: 'turn-seconds-hint' }, t('form.turnSecondsHint'))),
     h('details', {}, h('summary', {}, t('form.seedOptional')),
       h('div', { class: 'field' }, h('label', { for: 'seed' }, t('form.seed')), seed,
         h('small', {}, t('form.seedHint')))),
@@ -173,6 +176,7 @@ async function home() {
     const game = chosen();
     const body = { game: game.id, seats: readSeats(form, seatList.children.length), options: readOptions(form, game) };
     if (seed.value) body.seed = seed.value;
+    if (turnSeconds.value) body.turn_seconds = Number(turnSeconds.value);
     submit.disabled = true;
     alert.textContent = '';
     try {

@@ -165,6 +165,8 @@ export class PlayPage {
       });
       this.addEvents(answer.events);
       this.applyView(answer.state);
+      this.sent = (this.sent ?? 0) + 1;
+      this.page.dataset.sent = String(this.sent); // how many moves this page has sent
       if (this.notice === 'offline') this.notice = '';
     } catch (error) {
       if (error.name === 'AbortError') return;
