@@ -316,11 +316,32 @@ export class PlayPage {
       table,
       h('div', { class: 'me' }, hand, this.seat !== null && v.status !== 'finished' ? this.movesBox : null));
     if (last) markMove(this.board, last, lastText, movedCards(last));
-    this.composer = this.myTurn && !this.showing && !this.busy ? new Composer(v.game, v.you?.legal ?? [], v) : null;
-    this.pickedEls = [];
+    this.keepPicks(this.myTurn && !this.showing && !this.busy ? new Composer(v.game, v.you?.legal ?? [], v) : null);
     this.updatePicks();
     this.tick();
     if (hadFocus) this.restoreFocus(focusPick);
+  }
+
+  /**
+   * Take up a new composer; while the legal actions stay the same (another seat's move in Golf's
+   * setup, a redraw), the picks made so far are kept, on the cards that now show them.
+   */
+  keepPicks(composer) {
+    const legal = composer ? JSON.stringify(composer.legal) : null;
+    const picks = composer && this.composer && this.legalText === legal ? this.composer.picks : [];
+    this.composer = composer;
+    this.legalText = legal;
+    this.pickedEls = [];
+    const cards = [...this.board.querySelectorAll('[data-pick]')];
+    for (const pick of picks) {
+      const el = cards.find((e) => e.dataset.pick === pick && !this.pickedEls.includes(e));
+      if (!el || !composer.pick(pick)) {
+        composer.reset();
+        this.pickedEls = [];
+        return;
+      }
+      this.pickedEls.push(el);
+    }
   }
 
   /** The last move of `seat` shown in its place at the table, as text. */
