@@ -1,7 +1,9 @@
 // The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN) and the new-game form.
 import { api, ApiError, catalog, heldGames, holdGame } from './api.js';
 import { h, replace } from './dom.js';
-import { PlayPage, title } from './play.js';
+import { helpEl, ruleAnchor, winsLine } from './help.js';
+import { language, LANGUAGES, setLanguage, t } from './i18n.js';
+import { fullTitle, PlayPage, title } from './play.js';
 import { openForm, ReplayPage, replayIndex } from './replay.js';
 
 const root = document.getElementById('app');
@@ -10,7 +12,7 @@ let current = null;
 function route() {
   current?.stop?.();
   current = null;
-  document.title = 'Card table';
+  document.title = t('app.title');
   const parts = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   const [page, id, ...rest] = parts;
   if (page === 'join' && id && rest.length === 2) {
@@ -29,10 +31,21 @@ function route() {
 // ------------------------------------------------------------ the new-game form
 
 const DEFAULT_PLAYERS = 4;
+const FIRST_GAME = 'golf';
 
-function optionInput(option) {
+/** An option's hint in the page's language, its rule ids "(G-4)" as links to the rule in "How to play". */
+function hintEl(game, option, id) {
+  const key = `option.${game}.${option.name}`;
+  const text = t(key).startsWith('⟦') ? option.description : t(key);
+  const rules = [...new Set(option.description.match(/\b[A-Z]-\d+\b/g) ?? [])];
+  const plain = text.replace(/\s*\((?:[A-Z]-\d+(?:,\s*)?)+\)/g, '');
+  return h('small', { id: `${id}-hint` }, plain, rules.length ? [' (', rules.map((rule, i) => [i ? ', ' : '',
+    h('a', { href: `#${ruleAnchor(rule)}`, 'data-rule': rule }, rule)]), ')'] : null);
+}
+
+function optionInput(game, option) {
   const id = `opt-${option.name}`;
-  const hint = h('small', { id: `${id}-hint` }, option.description);
+  const hint = hintEl(game, option, id);
   let input;
   if (option.choices) {
     input = h('select', { id, name: option.name }, option.choices.map((c) => h('option', { value: c, selected: c === option.default }, c)));
@@ -47,7 +60,8 @@ function optionInput(option) {
     });
   }
   input.setAttribute('aria-describedby', `${id}-hint`);
-  return h('div', { class: `field${input.type === 'checkbox' ? ' check' : ''}` }, h('label', { for: id }, option.name.replace(/_/g, ' ')), input, hint);
+  const label = t(`optionName.${option.name}`).startsWith('⟦') ? option.name.replace(/_/g, ' ') : t(`optionName.${option.name}`);
+  return h('div', { class: `field${input.type === 'checkbox' ? ' check' : ''}` }, h('label', { for: id }, label), input, hint);
 }
 
 /** The options that differ from their defaults. */
@@ -66,50 +80,61 @@ function readOptions(form, game) {
   return options;
 }
 
+/** The name a seat gets when none is typed: the form's row label, so the game says what the form said. */
+function defaultName(i, kind, level) {
+  return kind === 'bot' ? `${level} bot ${i + 1}` : t('form.player', { n: i + 1 });
+}
+
 function seatRow(i, levels) {
   const kind = h('select', { id: `seat-${i}-kind`, class: 'seat-kind' },
-    h('option', { value: 'human', selected: i === 0 }, i === 0 ? 'You' : 'A person'),
-    h('option', { value: 'bot', selected: i !== 0 }, 'Bot'));
-  const name = h('input', { id: `seat-${i}-name`, maxlength: 40, placeholder: i === 0 ? 'You' : 'name', autocomplete: 'off' });
-  const level = h('select', { id: `seat-${i}-level`, class: 'seat-level' }, levels.map((l) => h('option', { value: l, selected: l === 'greedy' }, l)));
-  const levelField = h('span', { class: 'level-field' }, h('label', { for: `seat-${i}-level` }, 'level '), level);
-  const sync = () => { levelField.hidden = kind.value !== 'bot'; };
+    h('option', { value: 'human', selected: i === 0 }, i === 0 ? t('form.you') : t('form.person')),
+    h('option', { value: 'bot', selected: i !== 0 }, t('form.bot')));
+  const name = h('input', { id: `seat-${i}-name`, maxlength: 40, autocomplete: 'off' });
+  const level = h('select', { id: `seat-${i}-level`, class: 'seat-level' }, levels.map((l) => h('option', { value: l, selected: l === 'greedy' }, t(`level.${l}`).startsWith('⟦') ? l : t(`level.${l}`))));
+  const levelField = h('span', { class: 'level-field' }, h('label', { for: `seat-${i}-level` }, t('form.level')), ' ', level);
+  const sync = () => {
+    levelField.hidden = kind.value !== 'bot';
+    name.placeholder = defaultName(i, kind.value, level.value);
+  };
   kind.addEventListener('change', sync);
+  level.addEventListener('change', sync);
   sync();
   return h('li', { class: 'seat-row', 'data-seat': i },
-    h('label', { for: `seat-${i}-kind` }, `Seat ${i + 1} `), kind, ' ',
-    h('label', { for: `seat-${i}-name`, class: 'visually-hidden' }, `name of seat ${i + 1}`), name, ' ', levelField);
+    h('label', { for: `seat-${i}-kind` }, t('form.player', { n: i + 1 })), kind, ' ',
+    h('label', { for: `seat-${i}-name`, class: 'visually-hidden' }, t('form.nameOf', { n: i + 1 })), name, ' ', levelField);
 }
 
 function readSeats(form, count) {
   const seats = [];
   for (let i = 0; i < count; i += 1) {
     const kind = form.querySelector(`#seat-${i}-kind`).value;
-    const name = form.querySelector(`#seat-${i}-name`).value.trim();
-    const seat = { kind };
-    if (name) seat.name = name;
-    if (kind === 'bot') seat.level = form.querySelector(`#seat-${i}-level`).value;
+    const level = form.querySelector(`#seat-${i}-level`).value;
+    const seat = { kind, name: form.querySelector(`#seat-${i}-name`).value.trim() || defaultName(i, kind, level) };
+    if (kind === 'bot') seat.level = level;
     seats.push(seat);
   }
   return seats;
 }
 
 async function home() {
-  replace(root, h('p', { class: 'loading' }, 'Loading the games…'));
+  replace(root, h('p', { class: 'loading' }, t('home.loading')));
   let games;
   try {
     games = await catalog();
   } catch (error) {
-    replace(root, h('p', { class: 'alert', role: 'alert' }, `The service cannot be reached: ${error.text ?? error}`));
+    replace(root, h('p', { class: 'alert', role: 'alert' }, t('error.offline')));
     return;
   }
-  const gameSelect = h('select', { id: 'game' }, games.map((g) => h('option', { value: g.id }, g.name)));
+  const gameSelect = h('select', { id: 'game' }, games.map((g) => h('option', { value: g.id, selected: g.id === FIRST_GAME }, fullTitle(g.id))));
+  const wins = h('p', { class: 'wins', id: 'wins' });
+  const helpBox = h('div', {});
   const players = h('input', { id: 'players', type: 'number', inputmode: 'numeric' });
   const seatList = h('ol', { class: 'seat-rows' });
   const optionBox = h('div', { class: 'options' });
   const seed = h('input', { id: 'seed', maxlength: 128, autocomplete: 'off' });
+  const turnSeconds = h('input', { id: 'turn-seconds', type: 'number', min: 1, max: 86400, inputmode: 'numeric', placeholder: t('form.noLimit'), 'aria-describedby': 'turn-seconds-hint' });
   const alert = h('p', { class: 'alert', role: 'alert', id: 'create-error' });
-  const submit = h('button', { type: 'submit', id: 'create', class: 'primary' }, 'Create and play');
+  const submit = h('button', { type: 'submit', id: 'create', class: 'primary' }, t('form.create'));
   const chosen = () => games.find((g) => g.id === gameSelect.value);
 
   const drawSeats = () => {
@@ -125,27 +150,33 @@ async function home() {
     players.max = String(game.players.max);
     const count = Math.max(game.players.min, Math.min(game.players.max, Number(players.value) || DEFAULT_PLAYERS));
     players.value = String(count);
-    replace(optionBox, game.options.map(optionInput));
+    replace(optionBox, game.options.map((option) => optionInput(game.id, option)));
+    wins.textContent = winsLine(game.id);
+    replace(helpBox, helpEl(game.id));
     drawSeats();
   };
   gameSelect.addEventListener('change', drawGame);
   players.addEventListener('change', drawSeats);
 
   const form = h('form', { id: 'new-game', class: 'block' },
-    h('h2', {}, 'New game'),
-    h('div', { class: 'field' }, h('label', { for: 'game' }, 'Game'), gameSelect),
-    h('div', { class: 'field' }, h('label', { for: 'players' }, 'Players'), players),
-    h('fieldset', {}, h('legend', {}, 'Seats'), seatList),
-    h('fieldset', {}, h('legend', {}, 'Options'), optionBox),
-    h('details', {}, h('summary', {}, 'Seed (optional)'),
-      h('div', { class: 'field' }, h('label', { for: 'seed' }, 'Seed'), seed,
-        h('small', {}, 'Leave it empty for a secret seed drawn by the server; a seed you choose makes the deal reproducible but not secret from you.'))),
+    h('h2', {}, t('form.title')),
+    h('div', { class: 'field' }, h('label', { for: 'game' }, t('form.game')), gameSelect),
+    wins,
+    h('div', { class: 'field' }, h('label', { for: 'players' }, t('form.players')), players),
+    h('fieldset', {}, h('legend', {}, t('form.seats')), seatList),
+    h('fieldset', {}, h('legend', {}, t('form.options')), optionBox),
+    h('div', { class: 'field' }, h('label', { for: 'turn-seconds' }, t('form.turnSeconds')), turnSeconds,
+      h('small', { id: 'turn-seconds-hint' }, t('form.turnSecondsHint'))),
+    h('details', {}, h('summary', {}, t('form.seedOptional')),
+      h('div', { class: 'field' }, h('label', { for: 'seed' }, t('form.seed')), seed,
+        h('small', {}, t('form.seedHint')))),
     alert, submit);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const game = chosen();
     const body = { game: game.id, seats: readSeats(form, seatList.children.length), options: readOptions(form, game) };
     if (seed.value) body.seed = seed.value;
+    if (turnSeconds.value) body.turn_seconds = Number(turnSeconds.value);
     submit.disabled = true;
     alert.textContent = '';
     try {
@@ -154,24 +185,63 @@ async function home() {
       holdGame(created.id, created.game, tokens);
       location.hash = `#/play/${encodeURIComponent(created.id)}`;
     } catch (error) {
-      alert.textContent = `Not created: ${error instanceof ApiError ? error.text : error}`;
+      alert.textContent = error instanceof ApiError && error.status === 0 ? t('error.offline') : t('form.notCreated', { detail: error instanceof ApiError ? error.text : error });
       submit.disabled = false;
     }
   });
 
   const held = heldGames();
   replace(root, h('div', { class: 'page home' },
-    h('h1', {}, 'Card table'),
-    h('p', {}, 'Golf, Rommé, Switch and Go5 against bots or people. Every move is recorded: replay any game and check it.'),
+    h('h1', {}, t('app.title')),
+    h('p', {}, t('home.intro')),
     h('div', { class: 'columns' },
       h('div', { class: 'main-col' }, form),
-      h('aside', { class: 'side' },
-        h('section', { class: 'block' }, h('h2', {}, 'Replay a game'), openForm()),
-        held.length ? h('section', { class: 'block' }, h('h2', {}, 'Your games in this tab'),
+      h('aside', { class: 'side', 'aria-label': t('home.side') },
+        helpBox,
+        h('section', { class: 'block' }, h('h2', {}, t('home.replay')), openForm()),
+        held.length ? h('section', { class: 'block' }, h('h2', {}, t('home.yourGames')),
           h('ul', {}, held.map((g) => h('li', {}, h('a', { href: `#/play/${encodeURIComponent(g.id)}` }, `${title(g.game)} ${g.id}`), ' · ',
-            h('a', { href: `#/replay/${encodeURIComponent(g.id)}` }, 'replay'))))) : null))));
+            h('a', { href: `#/replay/${encodeURIComponent(g.id)}` }, t('home.replayOne')))))) : null))));
   drawGame();
 }
 
+/** A rule id's link opens that rule in the page's "How to play" (the address keeps its route). */
+document.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a[data-rule]') : null;
+  if (!link) return;
+  event.preventDefault();
+  const target = document.getElementById(ruleAnchor(link.dataset.rule));
+  if (!target) return;
+  const panel = target.closest('details');
+  if (panel) panel.open = true;
+  target.scrollIntoView({ block: 'center' });
+  target.focus();
+});
+
+/** The header's words and the language switch. */
+function header() {
+  document.documentElement.lang = language();
+  document.querySelector('.skip').textContent = t('nav.skip');
+  document.querySelector('.brand').textContent = t('app.title');
+  const nav = document.querySelector('.top nav');
+  nav.setAttribute('aria-label', t('nav.main'));
+  const [newGame, replays] = nav.querySelectorAll('a');
+  newGame.textContent = t('nav.newGame');
+  replays.textContent = t('nav.replays');
+  let select = document.getElementById('language');
+  if (!select) {
+    select = h('select', { id: 'language' }, Object.entries(LANGUAGES).map(([code, name]) => h('option', { value: code, lang: code }, name)));
+    select.addEventListener('change', () => {
+      setLanguage(select.value);
+      header();
+      route();
+    });
+    nav.append(h('span', { class: 'lang-switch' }, h('label', { for: 'language', class: 'visually-hidden' }, t('nav.language')), select));
+  }
+  select.value = language();
+  select.previousElementSibling.textContent = t('nav.language');
+}
+
 window.addEventListener('hashchange', route);
+header();
 route();

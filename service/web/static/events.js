@@ -1,6 +1,7 @@
 // Events as readable lines: "12 · greedy bot 1: put the drawn K♥ at card 2, discarding Q♠".
 import { cardShort, parseCard, SUITS } from './cards.js';
 import { h, words } from './dom.js';
+import { t } from './i18n.js';
 
 function isCard(value) {
   return typeof value === 'string' && parseCard(value).kind !== 'unknown';
@@ -8,52 +9,58 @@ function isCard(value) {
 
 /** Cards as short text: "7♥ 8♥ 9♥". */
 const cards = (codes) => (codes ?? []).map(cardShort).join(' ');
-const one = (code) => (code ? cardShort(code) : 'a card');
-const place = (p) => `card ${Number(p) + 1}`;
-const suitName = (s) => SUITS[s]?.name ?? s;
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const one = (code) => (code ? cardShort(code) : t('ev.aCard'));
+const place = (p) => t('ev.place', { n: Number(p) + 1 });
+const suitName = (s) => (SUITS[s] ? t(`suitName.${s}`) : s);
+const and = (items) => items.join(` ${t('word.and')} `);
 
 /** Per game and event type: the line after "<seat>: ". */
 const PHRASES = {
   golf: {
-    CardsRevealed: (d) => `turned up ${d.positions.map(place).join(' and ')}: ${cards(d.cards)}`,
-    CardDrawn: () => 'drew from the stock',
-    DrawnCardSwapped: (d) => `put the drawn ${one(d.card)} at ${place(d.position)}, discarding ${one(d.replaced)}`,
-    DrawnCardDiscarded: (d) => `discarded the drawn ${one(d.card)}${d.flipped === null || d.flipped === undefined ? '' : `, turned up ${place(d.flipped)}: ${one(d.revealed)}`}`,
-    DiscardTaken: (d) => `took ${one(d.card)} from the discard for ${place(d.position)}, discarding ${one(d.replaced)}`,
-    CardFlipped: (d) => `turned up ${place(d.position)}: ${one(d.card)}`,
-    ColumnDiscarded: (d, name) => `${name(d.seat)}'s column ${Number(d.column) + 1} of equal cards is discarded: ${cards(d.cards)}`,
+    CardsRevealed: (d) => t('ev.golf.revealed', { places: and(d.positions.map(place)), cards: cards(d.cards) }),
+    CardDrawn: () => t('ev.drewStock'),
+    DrawnCardSwapped: (d) => t('ev.golf.swapped', { card: one(d.card), place: place(d.position), old: one(d.replaced) }),
+    DrawnCardDiscarded: (d) => (d.flipped === null || d.flipped === undefined
+      ? t('ev.golf.discarded', { card: one(d.card) })
+      : t('ev.golf.discardedFlip', { card: one(d.card), place: place(d.flipped), shown: one(d.revealed) })),
+    DiscardTaken: (d) => t('ev.golf.taken', { card: one(d.card), place: place(d.position), old: one(d.replaced) }),
+    CardFlipped: (d) => t('ev.golf.flipped', { place: place(d.position), card: one(d.card) }),
+    ColumnDiscarded: (d, name) => t('ev.golf.column', { name: name(d.seat), n: Number(d.column) + 1, cards: cards(d.cards) }),
   },
   switch: {
-    CardsPlayed: (d) => `played ${cards(d.cards)}${d.suit ? `, calling ${suitName(d.suit)}` : ''}`,
-    SuitChosen: (d) => `chose ${suitName(d.suit)}`,
-    CardDrawn: (d) => `drew ${plural(d.count ?? 1, 'card')}`,
-    PendingDrawTaken: (d) => `took the penalty: drew ${plural(d.count ?? d.pending, 'card')}`,
-    Passed: () => 'passed',
+    CardsPlayed: (d) => (d.suit ? t('ev.switch.playedCall', { cards: cards(d.cards), suit: suitName(d.suit) }) : t('ev.switch.played', { cards: cards(d.cards) })),
+    SuitChosen: (d) => t('ev.switch.chose', { suit: suitName(d.suit) }),
+    CardDrawn: (d) => t('ev.switch.drew', { n: d.count ?? 1 }),
+    PendingDrawTaken: (d) => t('ev.switch.penalty', { n: d.count ?? d.pending }),
+    Passed: () => t('ev.switch.passed'),
   },
   romme: {
-    DeckCut: (d) => `cut the deck at card ${d.position}`,
-    LuckyGrab: (d, name) => `${name(d.seat)} keeps the lucky grab: ${cards(d.cards)}`,
-    HandsDealt: (d) => `hands dealt; ${plural(d.stock_size, 'card')} in the stock`,
-    CardDrawn: () => 'drew from the stock',
-    DiscardTaken: (d) => `took ${one(d.card)} from the discard into meld ${d.meld}, a ${d.kind}: ${cards(d.cards)}`,
-    MeldLaid: (d) => `laid meld ${d.meld}, a ${d.kind}: ${cards(d.cards)}`,
-    CardLaidOff: (d) => `laid ${one(d.card)} off on meld ${d.meld}${d.end ? ` at the ${d.end} end` : ''}`,
-    JokerSwapped: (d) => `swapped ${one(d.card)} for the joker in meld ${d.meld}`,
-    CardDiscarded: (d) => `discarded ${one(d.card)}`,
-    WentOut: () => 'went out',
+    DeckCut: (d) => t('ev.romme.cut', { n: d.position }),
+    LuckyGrab: (d, name) => t('ev.romme.grab', { name: name(d.seat), cards: cards(d.cards) }),
+    HandsDealt: (d) => t('ev.romme.dealt', { n: d.stock_size }),
+    CardDrawn: () => t('ev.drewStock'),
+    DiscardTaken: (d) => t('ev.romme.taken', { card: one(d.card), meld: d.meld, kind: t(`kind.${d.kind}`), cards: cards(d.cards) }),
+    MeldLaid: (d) => t('ev.romme.meld', { meld: d.meld, kind: t(`kind.${d.kind}`), cards: cards(d.cards) }),
+    CardLaidOff: (d) => (d.end ? t('ev.romme.layOffEnd', { card: one(d.card), meld: d.meld, end: t(`end.${d.end}`) }) : t('ev.romme.layOff', { card: one(d.card), meld: d.meld })),
+    JokerSwapped: (d) => t('ev.romme.joker', { card: one(d.card), meld: d.meld }),
+    CardDiscarded: (d) => t('ev.discarded', { card: one(d.card) }),
+    WentOut: () => t('ev.romme.out'),
   },
   go5: {
-    CardsDrawn: (d) => (d.source === 'discard' ? `took ${one(d.taken)} from the discard and the top of the stock` : 'drew from the stock'),
-    StopCardLaid: (d, name) => `${name(d.seat)} got a stop card and laid it down`,
-    StockCardReceived: (d, name) => `${name(d.seat)} received the next card of the stock`,
-    SetMelded: (d) => `laid set ${d.set} by ${d.by}: ${cards(d.cards)}`,
-    CardLaidOff: (d) => `added ${one(d.card)} to set ${d.set}`,
-    CardSwapped: (d, name) => `took ${one(d.take)} from set ${d.set} of ${name(d.from_seat)} for ${one(d.give)}, then ${
-      d.new_set !== null && d.new_set !== undefined ? `laid set ${d.new_set} by ${d.by}: ${cards(d.cards)}` : `added it to set ${d.onto}`}`,
-    StopPlayed: () => 'played a stop card',
-    CardDiscarded: (d) => `discarded ${one(d.card)}`,
-    Go5Called: (d) => `called Go5: ${one(d.card)} completes set ${d.set}`,
+    CardsDrawn: (d) => (d.source === 'discard' ? t('ev.go5.tookDiscard', { card: one(d.taken) }) : t('ev.drewStock')),
+    StopCardLaid: (d, name) => t('ev.go5.stopLaid', { name: name(d.seat) }),
+    StockCardReceived: (d, name) => t('ev.go5.received', { name: name(d.seat) }),
+    SetMelded: (d) => t('ev.go5.set', { set: d.set, by: t(`feature.${d.by}`), cards: cards(d.cards) }),
+    CardLaidOff: (d) => t('ev.go5.added', { card: one(d.card), set: d.set }),
+    CardSwapped: (d, name) => t('ev.go5.swapped', {
+      take: one(d.take), set: d.set, name: name(d.from_seat), give: one(d.give),
+      then: d.new_set !== null && d.new_set !== undefined
+        ? t('ev.go5.thenSet', { set: d.new_set, by: t(`feature.${d.by}`), cards: cards(d.cards) })
+        : t('ev.go5.thenAdd', { set: d.onto }),
+    }),
+    StopPlayed: () => t('ev.go5.stop'),
+    CardDiscarded: (d) => t('ev.discarded', { card: one(d.card) }),
+    Go5Called: (d) => t('ev.go5.called', { card: one(d.card), set: d.set }),
   },
 };
 
@@ -67,20 +74,20 @@ function show(value) {
 }
 
 function seatList(seats, name) {
-  return (seats ?? []).map(name).join(' and ') || 'nobody';
+  return (seats ?? []).map(name).join(` ${t('word.and')} `) || t('seats.nobody');
 }
 
 /** The text of one event of a game; `name(seat)` names a seat. */
 export function eventText(event, name, game) {
   const d = event.data ?? {};
   switch (event.type) {
-    case 'GameCreated': return `Game created: ${d.game}, ${d.players} players${d.stacked ? ', stacked decks' : ''}`;
-    case 'SeedRevealed': return 'Seed revealed: anyone can now re-deal and check every round';
-    case 'GameAbandoned': return `Game abandoned: ${d.reason}`;
-    case 'RoundStarted': return `Round ${d.round} starts; ${name(d.dealer)} deals${d.start_card ? `; the first card is ${cardShort(d.start_card)}` : ''}`;
-    case 'RoundScored': return `Round ${d.round} scored: ${(d.scores ?? []).map((s, seat) => `${name(seat)} ${s}`).join(', ')}`;
-    case 'GameEnded': return `Game over: ${seatList(d.winners, name)} won (totals ${(d.totals ?? []).join(', ')})`;
-    case 'StockReshuffled': return 'The discard pile is shuffled into a new stock';
+    case 'GameCreated': return t(d.stacked ? 'ev.createdStacked' : 'ev.created', { game: d.game, n: d.players });
+    case 'SeedRevealed': return t('ev.seed');
+    case 'GameAbandoned': return t('ev.abandoned', { reason: d.reason });
+    case 'RoundStarted': return d.start_card ? t('ev.roundFirst', { n: d.round, name: name(d.dealer), card: cardShort(d.start_card) }) : t('ev.round', { n: d.round, name: name(d.dealer) });
+    case 'RoundScored': return t('ev.scored', { n: d.round, scores: (d.scores ?? []).map((s, seat) => `${name(seat)} ${s}`).join(', ') });
+    case 'GameEnded': return t('ev.ended', { winners: seatList(d.winners, name), totals: (d.totals ?? []).join(', ') });
+    case 'StockReshuffled': return t('ev.reshuffled');
     default: break;
   }
   const who = event.actor === 'system' ? '' : `${name(event.actor)}: `;
@@ -95,4 +102,16 @@ export function eventText(event, name, game) {
 /** One event as a list item's content. */
 export function eventEl(event, name, game) {
   return [h('span', { class: 'seq' }, String(event.seq)), ' ', h('span', { class: 'what' }, eventText(event, name, game))];
+}
+
+/** The cards an event names (its card, cards, take, give …): the cards to mark as moved. */
+export function movedCards(event) {
+  const found = [];
+  const walk = (value) => {
+    if (isCard(value)) found.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(event.data ?? {});
+  return found;
 }

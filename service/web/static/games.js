@@ -2,6 +2,7 @@
 // Shapes: public_view / seat_view / full_view of domain/golf.py, switch.py, romme.py, go5.py.
 import { backEl, cardEl, cardName, cardRow, cardShort, emptyEl, pileEl, SUITS } from './cards.js';
 import { h, words } from './dom.js';
+import { t, tn } from './i18n.js';
 
 // ------------------------------------------------------------ labels
 
@@ -19,13 +20,13 @@ const card = (code) => ({ card: code });
 function cardList(codes) {
   const parts = [];
   codes.forEach((code, i) => {
-    if (i > 0) parts.push(i === codes.length - 1 ? ' and ' : ', ');
+    if (i > 0) parts.push(i === codes.length - 1 ? ` ${t('word.and')} ` : ', ');
     parts.push(card(code));
   });
   return parts;
 }
 
-const suitWords = (suit) => (SUITS[suit] ? `${SUITS[suit].symbol} ${SUITS[suit].name}` : String(suit));
+const suitWords = (suit) => (SUITS[suit] ? t(`suit.${suit}`) : String(suit));
 
 // ------------------------------------------------------------ shared pieces
 
@@ -41,23 +42,23 @@ function section(title, ...children) {
 /** The scores of every round so far, one row per round. */
 function roundScores(rounds, ctx) {
   if (!rounds || rounds.length === 0) return null;
-  const head = h('tr', {}, h('th', { scope: 'col' }, 'Round'), ctx.seats.map((s) => h('th', { scope: 'col' }, ctx.name(s.seat))));
+  const head = h('tr', {}, h('th', { scope: 'col' }, t('g.round')), ctx.seats.map((s) => h('th', { scope: 'col' }, ctx.name(s.seat))));
   const rows = rounds.map((scores, i) => h('tr', {}, h('th', { scope: 'row' }, String(i + 1)), scores.map((x) => h('td', {}, String(x)))));
-  return h('details', { class: 'block rounds' }, h('summary', {}, `Scores of ${rounds.length} round${rounds.length === 1 ? '' : 's'}`),
+  return h('details', { class: 'block rounds' }, h('summary', {}, t('g.scores', { n: rounds.length })),
     h('div', { class: 'scroll' }, h('table', {}, h('thead', {}, head), h('tbody', {}, rows))));
 }
 
 /** Every hand of a finished game's full view. */
 function allHands(hands, ctx) {
   if (!Array.isArray(hands)) return null;
-  return section('Every hand', h('div', { class: 'hands' },
-    hands.map((hand, seat) => h('div', { class: 'hand-of' }, h('h4', {}, ctx.name(seat)), cardRow(hand, `hand of ${ctx.name(seat)}`)))));
+  return section(t('g.everyHand'), h('div', { class: 'hands' },
+    hands.map((hand, seat) => h('div', { class: 'hand-of' }, h('h4', {}, ctx.name(seat)), cardRow(hand, t('g.handOf', { name: ctx.name(seat) }))))));
 }
 
 function stockList(stock) {
   if (!Array.isArray(stock)) return null;
-  return h('details', { class: 'block' }, h('summary', {}, `The stock in order, top first (${stock.length} cards)`),
-    cardRow(stock, 'stock, top first'));
+  return h('details', { class: 'block' }, h('summary', {}, t('g.stockOrder', { n: stock.length })),
+    cardRow(stock, t('g.stockTop')));
 }
 
 function piles(...figures) {
@@ -67,30 +68,25 @@ function piles(...figures) {
 // ------------------------------------------------------------ Golf
 
 const golf = {
-  titles: {
-    reveal: 'Turn up your first cards', draw: 'Draw', swap: 'Keep the drawn card',
-    discard: 'Discard the drawn card', take_discard: 'Take the discard', flip: 'Turn up a card',
-  },
 
   label(action, view) {
     const drawn = view.you?.drawn;
-    const at = (p) => `card ${p + 1}`;
+    const at = (p) => t('ev.place', { n: p + 1 });
+    const drawnCard = drawn ? card(drawn) : t('g.drawnCard');
     switch (action.type) {
       case 'reveal': {
-        const places = action.positions.map((p) => p + 1);
-        if (places.length === 0) return phrase('Turn up no card');
-        const last = places.pop();
-        return phrase(places.length ? `Turn up cards ${places.join(', ')} and ${last}` : `Turn up card ${last}`);
+        if (action.positions.length === 0) return phrase(t('g.golf.revealNone'));
+        return phrase(t('g.golf.reveal', { places: action.positions.map(at).join(` ${t('word.and')} `) }));
       }
-      case 'draw': return phrase('Draw from the stock');
-      case 'swap': return phrase('Put ', drawn ? card(drawn) : 'the drawn card', ` in place of ${at(action.position)}`);
+      case 'draw': return phrase(t('g.drawStock'));
+      case 'swap': return phrase(t('g.golf.put'), ' ', drawnCard, ' ', t('g.golf.inPlaceOf', { place: at(action.position) }));
       case 'discard':
         return action.flip === null || action.flip === undefined
-          ? phrase('Discard ', drawn ? card(drawn) : 'the drawn card')
-          : phrase('Discard ', drawn ? card(drawn) : 'the drawn card', `, turn up ${at(action.flip)}`);
+          ? phrase(t('g.discard'), ' ', drawnCard)
+          : phrase(t('g.discard'), ' ', drawnCard, ', ', t('g.golf.turnUp', { place: at(action.flip) }));
       case 'take_discard':
-        return phrase('Take ', view.table.discard_top ? card(view.table.discard_top) : 'the discard', ` for ${at(action.position)}`);
-      case 'flip': return phrase(`Turn up ${at(action.position)}`);
+        return phrase(t('g.take'), ' ', view.table.discard_top ? card(view.table.discard_top) : t('g.theDiscard'), ' ', t('g.golf.for', { place: at(action.position) }));
+      case 'flip': return phrase(t('g.golf.turnUp', { place: at(action.position) }));
       default: return phrase(words(action.type));
     }
   },
@@ -98,33 +94,34 @@ const golf = {
   grid(grid, ctx, view) {
     const mine = ctx.you === grid.seat;
     const slots = grid.slots.map((slot, p) => {
-      const where = `card ${p + 1}`;
+      const where = t('ev.place', { n: p + 1 });
       let face;
-      if (slot.state === 'empty') face = emptyEl(`${where}: empty place`);
-      else if (slot.card) face = cardEl(slot.card, { note: slot.state === 'down' ? `${where}, face down` : where, extraClass: slot.state === 'down' ? 'was-down' : '' });
-      else face = backEl(`${where}: face down`);
+      const pick = mine ? `grid:${p}` : null;
+      if (slot.state === 'empty') face = emptyEl(t('g.golf.emptyAt', { where }), pick);
+      else if (slot.card) face = cardEl(slot.card, { note: slot.state === 'down' ? t('g.golf.downAt', { where }) : where, extraClass: slot.state === 'down' ? 'was-down' : '', pick });
+      else face = backEl(t('g.golf.downAt', { where }), pick);
       return h('li', { class: 'slot' }, face, h('span', { class: 'pos', 'aria-hidden': 'true' }, String(p + 1)));
     });
-    const title = `${ctx.name(grid.seat)}${mine ? ' (you)' : ''}`;
+    const title = mine ? t('g.nameYou', { name: ctx.name(grid.seat) }) : ctx.name(grid.seat);
     return h('div', { class: `grid-of${mine ? ' mine' : ''}${view.table.turn === grid.seat ? ' turn' : ''}` },
       h('h4', {}, title),
-      h('ul', { class: 'golf-grid', 'aria-label': `grid of ${ctx.name(grid.seat)}` }, slots));
+      h('ul', { class: 'golf-grid', 'aria-label': t('g.golf.gridOf', { name: ctx.name(grid.seat) }) }, slots));
   },
 
   table(view, ctx) {
-    const t = view.table;
-    const drawn = t.drawn ?? null; // the full view's; a seat sees its own drawn card in its hand
+    const tb = view.table;
+    const drawn = tb.drawn ?? null; // the full view's; a seat sees its own drawn card in its hand
     let drawnFigure = null;
-    if (drawn) drawnFigure = h('figure', { class: 'pile drawn' }, cardEl(drawn, { note: 'the drawn card' }), h('figcaption', {}, `${ctx.name(t.drawn_by)} drew`));
-    else if (t.drawn_by !== null && t.drawn_by !== undefined && t.drawn_by !== ctx.you) drawnFigure = h('figure', { class: 'pile drawn' }, backEl('a drawn card'), h('figcaption', {}, `${ctx.name(t.drawn_by)} drew a card`));
-    const discardTop = t.discard_top;
+    if (drawn) drawnFigure = h('figure', { class: 'pile drawn' }, cardEl(drawn, { note: t('g.drawnCard') }), h('figcaption', {}, t('g.drew', { name: ctx.name(tb.drawn_by) })));
+    else if (tb.drawn_by !== null && tb.drawn_by !== undefined && tb.drawn_by !== ctx.you) drawnFigure = h('figure', { class: 'pile drawn' }, backEl(t('g.aDrawnCard')), h('figcaption', {}, t('g.drewACard', { name: ctx.name(tb.drawn_by) })));
+    const discardTop = tb.discard_top;
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard.length, discardTop), drawnFigure),
-      h('p', { class: 'facts' }, `Round ${view.round} of ${t.rounds} · layout ${t.layout}`,
-        view.phase === 'play' && t.ended_by !== null && t.ended_by !== undefined ? ` · ${ctx.name(t.ended_by)} turned up their last card: everyone else has one more turn` : ''),
-      h('div', { class: 'grids' }, t.grids.filter((grid) => !view.you || grid.seat !== ctx.you).map((grid) => golf.grid(grid, ctx, view))),
-      stockList(t.stock),
-      roundScores(t.round_scores, ctx),
+      piles(pileEl(t('g.stock'), tb.stock_size, null, 'stock'), pileEl(t('g.discardPile'), tb.discard.length, discardTop, 'discard'), drawnFigure),
+      h('p', { class: 'facts' }, t('g.golf.facts', { n: view.round, of: tb.rounds, layout: tb.layout }),
+        view.phase === 'play' && tb.ended_by !== null && tb.ended_by !== undefined ? ` · ${t('g.golf.ended', { name: ctx.name(tb.ended_by) })}` : ''),
+      h('div', { class: 'grids' }, tb.grids.filter((grid) => !view.you || grid.seat !== ctx.you).map((grid) => golf.grid(grid, ctx, view))),
+      stockList(tb.stock),
+      roundScores(tb.round_scores, ctx),
     ];
   },
 
@@ -133,197 +130,203 @@ const golf = {
     if (!mine) return null;
     const drawn = view.you.drawn;
     return h('div', { class: 'grids' }, golf.grid(mine, ctx, view),
-      drawn ? h('figure', { class: 'pile drawn' }, cardEl(drawn, { note: 'your drawn card' }), h('figcaption', {}, 'Your drawn card: keep it or discard it')) : null);
+      drawn ? h('figure', { class: 'pile drawn' }, cardEl(drawn, { note: t('g.golf.yourDrawn') }), h('figcaption', {}, t('g.golf.keepOrDiscard'))) : null);
   },
 };
 
 // ------------------------------------------------------------ Switch
 
 const switchGame = {
-  titles: { play: 'Play', choose_suit: 'Choose the suit', draw: 'Draw', pass: 'Pass' },
 
   label(action, view) {
     switch (action.type) {
-      case 'play': return phrase('Play ', cardList(action.cards), action.suit ? `, call ${suitWords(action.suit)}` : '');
-      case 'choose_suit': return phrase(`Choose ${suitWords(action.suit)}`);
+      case 'play': return phrase(t('g.play'), ' ', cardList(action.cards), action.suit ? `, ${t('g.switch.call', { suit: suitWords(action.suit) })}` : '');
+      case 'choose_suit': return phrase(t('g.switch.choose', { suit: suitWords(action.suit) }));
       case 'draw': {
         const pending = view.table.pending_draw;
-        return phrase(pending ? `Draw ${pending} cards` : 'Draw a card');
+        return phrase(pending ? t('g.switch.drawN', { n: pending }) : t('g.switch.drawOne'));
       }
-      case 'pass': return phrase('Pass (keep the drawn card)');
+      case 'pass': return phrase(t('moves.pass'));
       default: return phrase(words(action.type));
     }
   },
 
   table(view, ctx) {
-    const t = view.table;
-    const facts = [`Round ${view.round}`, `play goes ${t.direction}`];
-    if (t.suit) facts.push(`suit to follow: ${suitWords(t.suit)}`);
-    if (t.pending_draw) facts.push(`next player draws ${t.pending_draw} unless they stack`);
-    if (t.out?.length) facts.push(`out: ${t.out.map(ctx.name).join(', ')}`);
+    const tb = view.table;
+    const facts = [t('facts.round', { n: view.round }), t('g.switch.direction', { way: t(`direction.${tb.direction}`) })];
+    if (tb.suit) facts.push(t('g.switch.follow', { suit: suitWords(tb.suit) }));
+    if (tb.pending_draw) facts.push(t('g.switch.pending', { n: tb.pending_draw }));
+    if (tb.out?.length) facts.push(t('g.switch.out', { names: tb.out.map(ctx.name).join(', ') }));
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard.length, t.top_card),
-        t.drawn ? h('figure', { class: 'pile drawn' }, cardEl(t.drawn, { note: 'the drawn card' }), h('figcaption', {}, 'drawn card')) : null),
+      piles(pileEl(t('g.stock'), tb.stock_size, null, 'stock'), pileEl(t('g.discardPile'), tb.discard.length, tb.top_card, 'discard'),
+        tb.drawn ? h('figure', { class: 'pile drawn' }, cardEl(tb.drawn, { note: t('g.drawnCard') }), h('figcaption', {}, t('g.drawnCard'))) : null),
       h('p', { class: 'facts' }, facts.join(' · ')),
-      allHands(t.hands, ctx),
-      stockList(t.stock),
-      roundScores(t.round_scores, ctx),
+      allHands(tb.hands, ctx),
+      stockList(tb.stock),
+      roundScores(tb.round_scores, ctx),
     ];
   },
 
   hand(view) {
     const you = view.you;
-    const playable = new Set(you.playable ?? []);
-    const list = h('ul', { class: 'cards hand', 'aria-label': 'your hand' },
-      you.hand.map((code) => h('li', {}, cardEl(code, { extraClass: playable.has(code) ? 'playable' : '', note: playable.has(code) ? 'playable' : '' }))));
+    const list = h('ul', { class: 'cards hand', 'aria-label': t('hand.title') },
+      you.hand.map((code) => h('li', {}, cardEl(code, { pick: `hand:${code}` }))));
+    const drawnApart = you.drawn && !you.hand.includes(you.drawn);
     return [
       list,
-      you.drawn ? h('p', {}, 'You drew ', cardEl(you.drawn, { note: 'just drawn' }), ': play it or pass.') : null,
-      h('p', { class: 'facts' }, `${you.hand.length} cards, worth ${you.hand_value} points`),
+      you.drawn ? h('p', {}, t('g.switch.youDrew'), ' ', cardEl(you.drawn, { note: t('g.switch.justDrawn'), pick: drawnApart ? `hand:${you.drawn}` : null }), ' ', t('g.switch.playOrKeep')) : null,
+      h('p', { class: 'facts' }, t('g.switch.handFacts', { n: you.hand.length, points: you.hand_value })),
     ];
   },
 };
 
 // ------------------------------------------------------------ Rommé
 
-function meldEl(meld, ctx) {
+function meldEl(meld) {
   const jokers = new Map((meld.jokers ?? []).map((j) => [j.index, j.stands_for]));
-  const what = meld.kind === 'set' ? `set of ${meld.rank}` : `run in ${suitWords(meld.suit)}`;
-  const list = h('ul', { class: 'cards', 'aria-label': `meld ${meld.id}: ${what}` },
-    meld.cards.map((code, i) => h('li', {}, cardEl(code, { note: jokers.has(i) ? `stands for ${cardName(jokers.get(i))}` : '' }))));
-  return h('div', { class: 'meld' }, h('h5', {}, `Meld ${meld.id} · ${what} · ${meld.points} points`), list);
+  const what = meld.kind === 'set' ? t('g.romme.setOf', { rank: t(`rankShort.${meld.rank}`) }) : t('g.romme.runIn', { suit: suitWords(meld.suit) });
+  const list = h('ul', { class: 'cards', 'aria-label': t('g.romme.meldWhat', { n: meld.id, what }) },
+    meld.cards.map((code, i) => h('li', {}, cardEl(code, {
+      note: jokers.has(i) ? t('g.romme.standsFor', { card: cardName(jokers.get(i)) }) : '', pick: code === 'JK' ? `joker:${meld.id}` : null,
+    }))));
+  return h('div', { class: 'meld', 'data-zone': `meld:${meld.id}` },
+    h('h5', {}, h('span', { 'data-pick': `meld:${meld.id}`, 'aria-label': t('g.romme.meldWhat', { n: meld.id, what }) }, t('g.romme.meld', { n: meld.id })), ` · ${what} · ${tn('seats.points', meld.points)}`), list);
+}
+
+/** The place on the table for a new meld or set. */
+function newZone(pick, text) {
+  return h('div', { class: 'meld new-zone', 'data-zone': pick }, h('span', { class: 'zone-label', 'data-pick': pick }, text));
+}
+
+/** The Rommé deck to cut (R-5): a slider for where, the deck to click. */
+function cutEl(legal) {
+  const positions = legal.filter((a) => a.type === 'cut').map((a) => a.position);
+  if (!positions.length) return null;
+  const low = Math.min(...positions);
+  const high = Math.max(...positions);
+  const middle = Math.round((low + high) / 2);
+  const deck = backEl(t('g.romme.cutAt', { n: middle }), `cut:${middle}`);
+  const input = h('input', { type: 'range', id: 'cut-at', min: low, max: high, value: middle });
+  const out = h('output', { for: 'cut-at' }, String(middle));
+  input.addEventListener('input', () => {
+    deck.dataset.pick = `cut:${input.value}`;
+    deck.setAttribute('aria-label', t('g.romme.cutAt', { n: input.value }));
+    out.textContent = input.value;
+  });
+  return h('div', { class: 'cut' }, h('figure', { class: 'pile' }, deck, h('figcaption', {}, t('g.romme.cutHow'))),
+    h('label', { for: 'cut-at' }, t('g.romme.cutWhere')), input, ' ', out);
 }
 
 const romme = {
-  titles: {
-    cut: 'Cut the deck', draw: 'Draw', take_discard: 'Take the discard into a meld', meld: 'Lay a meld',
-    lay_off: 'Lay off', swap_joker: 'Swap a joker', discard: 'Discard (ends your turn)',
-  },
 
   label(action, view) {
     const top = view.table.discard_top;
     switch (action.type) {
-      case 'cut': return phrase(`Cut at card ${action.position}`);
-      case 'draw': return phrase('Draw from the stock');
+      case 'cut': return phrase(t('g.romme.cut', { n: action.position }));
+      case 'draw': return phrase(t('g.drawStock'));
       case 'take_discard':
-        return phrase('Take ', top ? card(top) : 'the discard', ` into a ${action.meld.kind}: `, cardList(action.meld.cards));
-      case 'meld': return phrase(`Meld a ${action.kind}: `, cardList(action.cards));
-      case 'lay_off': return phrase('Lay ', card(action.card), ` off on meld ${action.meld}`, action.end ? ` at the ${action.end} end` : '');
-      case 'swap_joker': return phrase('Swap ', card(action.card), ` for the joker in meld ${action.meld}`);
-      case 'discard': return phrase('Discard ', card(action.card));
+        return phrase(t('g.take'), ' ', top ? card(top) : t('g.theDiscard'), ' ', t('g.romme.into', { kind: t(`kind.${action.meld.kind}`) }), ' ', cardList(action.meld.cards));
+      case 'meld': return phrase(t('g.romme.meldA', { kind: t(`kind.${action.kind}`) }), ' ', cardList(action.cards));
+      case 'lay_off': return phrase(t('g.romme.lay'), ' ', card(action.card), ' ', t('g.romme.onMeld', { n: action.meld }), action.end ? ` ${t('g.romme.atEnd', { end: t(`end.${action.end}`) })}` : '');
+      case 'swap_joker': return phrase(t('g.romme.swap'), ' ', card(action.card), ' ', t('g.romme.forJoker', { n: action.meld }));
+      case 'discard': return phrase(t('g.discard'), ' ', card(action.card));
       default: return phrase(words(action.type));
     }
   },
 
-  /** The cut has 109 choices: one number field and one button instead of 109 buttons. */
-  compose(legal, view, act) {
-    if (!legal.length || !legal.every((a) => a.type === 'cut')) return null;
-    const positions = legal.map((a) => a.position);
-    const low = Math.min(...positions);
-    const high = Math.max(...positions);
-    const input = h('input', { type: 'number', id: 'cut-at', min: low, max: high, value: Math.round((low + high) / 2), inputmode: 'numeric' });
-    const chosen = () => ({ type: 'cut', position: Number(input.value) });
-    const button = h('button', { type: 'submit', class: 'action', 'data-type': 'cut', 'data-key': JSON.stringify(chosen()) }, 'Cut the deck');
-    input.addEventListener('input', () => { button.dataset.key = JSON.stringify(chosen()); });
-    const form = h('form', { class: 'compose' },
-      h('label', { for: 'cut-at' }, `Cut the deck at card (${low} to ${high}) `), input, ' ', button);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      act({ type: 'cut', position: Number(input.value) });
-    });
-    return form;
-  },
-
   table(view, ctx) {
-    const t = view.table;
-    const facts = [`Round ${view.round}`, `target ${t.target} points`];
-    if (t.cut) facts.push(`cut by ${ctx.name(t.cut.by)} at card ${t.cut.position}`);
-    if (t.cut?.grabbed?.length) facts.push(`lucky grab: ${t.cut.grabbed.map(cardShort).join(' ')}`);
-    if (t.out_of_game?.length) facts.push(`out of the game: ${t.out_of_game.map(cardShort).join(' ')}`);
-    if (t.went_out !== null && t.went_out !== undefined) facts.push(`${ctx.name(t.went_out)} went out`);
-    const bySeat = ctx.seats.map((s) => ({ seat: s.seat, melds: t.melds.filter((m) => m.seat === s.seat) }));
+    const tb = view.table;
+    const facts = [t('facts.round', { n: view.round }), t('g.target', { n: tb.target })];
+    if (tb.cut) facts.push(t('g.romme.cutBy', { name: ctx.name(tb.cut.by), n: tb.cut.position }));
+    if (tb.cut?.grabbed?.length) facts.push(t('g.romme.grab', { cards: tb.cut.grabbed.map(cardShort).join(' ') }));
+    if (tb.out_of_game?.length) facts.push(t('g.romme.outOfGame', { cards: tb.out_of_game.map(cardShort).join(' ') }));
+    if (tb.went_out !== null && tb.went_out !== undefined) facts.push(t('g.romme.wentOut', { name: ctx.name(tb.went_out) }));
+    const bySeat = ctx.seats.map((s) => ({ seat: s.seat, melds: tb.melds.filter((m) => m.seat === s.seat) }));
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard_size, t.discard_top)),
+      view.you ? cutEl(view.you.legal ?? []) : null,
+      piles(pileEl(t('g.stock'), tb.stock_size, null, 'stock'), pileEl(t('g.discardPile'), tb.discard_size, tb.discard_top, 'discard')),
       h('p', { class: 'facts' }, facts.join(' · ')),
-      section('Melds', bySeat.some((s) => s.melds.length)
+      section(t('g.romme.melds'), bySeat.some((s) => s.melds.length)
         ? bySeat.filter((s) => s.melds.length).map((s) => h('div', { class: 'melds-of' },
-          h('h4', {}, `${ctx.name(s.seat)} · ${t.meld_points[s.seat]} points laid`), s.melds.map((m) => meldEl(m, ctx))))
-        : h('p', {}, 'No meld on the table yet.')),
-      allHands(t.hands, ctx),
-      Array.isArray(t.face_down) && t.face_down.length ? section('Face down', cardRow(t.face_down, 'the face-down card')) : null,
-      stockList(t.stock),
-      roundScores(t.round_scores, ctx),
+          h('h4', {}, t('g.romme.laid', { name: ctx.name(s.seat), n: tb.meld_points[s.seat] })), s.melds.map((m) => meldEl(m))))
+        : h('p', {}, t('g.romme.noMeld')),
+      view.you && view.status !== 'finished' ? newZone('newmeld', t('moves.newMeld')) : null),
+      allHands(tb.hands, ctx),
+      Array.isArray(tb.face_down) && tb.face_down.length ? section(t('g.romme.faceDown'), cardRow(tb.face_down, t('g.romme.faceDownCard'))) : null,
+      stockList(tb.stock),
+      roundScores(tb.round_scores, ctx),
     ];
   },
 
   hand(view) {
     const you = view.you;
     return [
-      h('ul', { class: 'cards hand', 'aria-label': 'your hand' }, you.hand.map((code) => h('li', {}, cardEl(code)))),
-      h('p', { class: 'facts' }, `${you.hand_size} cards, ${you.hand_points} points in hand`),
+      h('ul', { class: 'cards hand', 'aria-label': t('hand.title') }, you.hand.map((code) => h('li', {}, cardEl(code, { pick: `hand:${code}` })))),
+      h('p', { class: 'facts' }, t('g.romme.handFacts', { n: you.hand_size, points: you.hand_points })),
     ];
   },
 };
 
 // ------------------------------------------------------------ Go5
 
-function setEl(set) {
-  const what = `${set.feature} ${set.value}`;
-  return h('div', { class: 'meld' }, h('h5', {}, `Set ${set.id} · by ${what}${set.cards.length >= 5 ? ' · five!' : ''}`),
-    cardRow(set.cards, `set ${set.id}: by ${what}`));
+function setEl(set, theirs) {
+  const what = `${t(`feature.${set.feature}`)} ${set.feature === 'colour' ? t(`colour.${set.value}`) : set.value}`;
+  const list = h('ul', { class: 'cards', 'aria-label': t('g.go5.setWhat', { n: set.id, what }) },
+    set.cards.map((code) => h('li', {}, cardEl(code, { pick: theirs ? `take:${set.id}:${code}` : null }))));
+  return h('div', { class: 'meld', 'data-zone': `set:${set.id}` },
+    h('h5', {}, h('span', { 'data-pick': `set:${set.id}`, 'aria-label': t('g.go5.setWhat', { n: set.id, what }) }, t('g.go5.set', { n: set.id })), ` · ${t('g.go5.by', { what })}${set.cards.length >= 5 ? ` · ${t('g.go5.five')}` : ''}`),
+    list);
 }
 
 const go5 = {
-  titles: {
-    draw: 'Draw', meld: 'Lay a new set', lay_off: 'Add to a set', swap: 'Swap with a set',
-    stop: 'Stop card', discard: 'Discard (ends your turn)', go5: 'Call Go5',
-  },
 
   label(action, view, ctx) {
     switch (action.type) {
       case 'draw':
         return action.from === 'discard'
-          ? phrase('Take the discard ', view.table.discard_top ? card(view.table.discard_top) : '', ' and the top of the stock')
-          : phrase('Draw from the stock');
-      case 'meld': return phrase(`Lay a set${action.by ? ` by ${action.by}` : ''}: `, cardList(action.cards));
-      case 'lay_off': return phrase('Add ', card(action.card), ` to set ${action.set}`);
+          ? phrase(t('g.go5.takeDiscard'), ' ', view.table.discard_top ? card(view.table.discard_top) : '', ' ', t('g.go5.andStock'))
+          : phrase(t('g.drawStock'));
+      case 'meld': return phrase(action.by ? t('g.go5.layBy', { by: t(`feature.${action.by}`) }) : t('g.go5.lay'), ' ', cardList(action.cards));
+      case 'lay_off': return phrase(t('g.go5.add'), ' ', card(action.card), ' ', t('g.go5.toSet', { n: action.set }));
       case 'swap': {
         const then = action.then?.meld
-          ? [`, then lay a set${action.then.meld.by ? ` by ${action.then.meld.by}` : ''}: `, cardList(action.then.meld.cards)]
-          : [`, then add it to set ${action.then?.lay_off?.set}`];
-        return phrase('Take ', card(action.take), ` from set ${action.set} of ${ctx.name(action.from_seat)} for `, card(action.give), then);
+          ? [', ', action.then.meld.by ? t('g.go5.thenLayBy', { by: t(`feature.${action.then.meld.by}`) }) : t('g.go5.thenLay'), ' ', cardList(action.then.meld.cards)]
+          : [', ', t('g.go5.thenAdd', { n: action.then?.lay_off?.set })];
+        return phrase(t('g.take'), ' ', card(action.take), ' ', t('g.go5.fromSet', { n: action.set, name: ctx.name(action.from_seat) }), ' ', card(action.give), then);
       }
-      case 'stop': return phrase('Play a stop card');
-      case 'discard': return phrase('Discard ', card(action.card));
-      case 'go5': return phrase(`Go5: complete set ${action.set} with the discard`);
+      case 'stop': return phrase(t('moves.stop'));
+      case 'discard': return phrase(t('g.discard'), ' ', card(action.card));
+      case 'go5': return phrase(t('g.go5.call', { n: action.set }));
       default: return phrase(words(action.type));
     }
   },
 
   table(view, ctx) {
-    const t = view.table;
-    const facts = [`Round ${view.round}`, `target ${t.target} points`];
-    if (t.go5_open) facts.push(`the discard of ${ctx.name(t.discarded_by)} may be claimed with Go5`);
-    if (t.stops_out) facts.push(`${t.stops_out} stop card${t.stops_out === 1 ? '' : 's'} played`);
+    const tb = view.table;
+    const facts = [t('facts.round', { n: view.round }), t('g.target', { n: tb.target })];
+    if (tb.go5_open) facts.push(t('g.go5.open', { name: ctx.name(tb.discarded_by) }));
+    if (tb.stops_out) facts.push(t('g.go5.stopsOut', { n: tb.stops_out }));
     return [
-      piles(pileEl('stock', t.stock_size), pileEl('discard pile', t.discard_size, t.discard_top)),
+      piles(pileEl(t('g.stock'), tb.stock_size, null, 'stock'), pileEl(t('g.discardPile'), tb.discard_size, tb.discard_top, 'discard')),
       h('p', { class: 'facts' }, facts.join(' · ')),
-      section('Sets', t.players.map((p) => h('div', { class: 'melds-of' },
-        h('h4', {}, `${ctx.name(p.seat)} · ${p.hand_size} in hand · ${p.stops} stop card${p.stops === 1 ? '' : 's'}`),
-        p.sets.length ? p.sets.map(setEl) : h('p', {}, 'no set yet')))),
-      allHands(t.hands, ctx),
-      Array.isArray(t.discard) ? section('Discard pile, bottom first', cardRow(t.discard, 'discard pile')) : null,
-      stockList(t.stock),
-      roundScores(t.round_scores, ctx),
+      section(t('g.go5.sets'), tb.players.map((p) => h('div', { class: 'melds-of' },
+        h('h4', {}, t('g.go5.player', { name: ctx.name(p.seat), n: p.hand_size, stops: p.stops })),
+        p.sets.length ? p.sets.map((set) => setEl(set, view.you && p.seat !== ctx.you)) : h('p', {}, t('g.go5.noSet')),
+        view.you && p.seat === ctx.you && view.status !== 'finished' ? newZone('newset', t('moves.newSet')) : null))),
+      allHands(tb.hands, ctx),
+      Array.isArray(tb.discard) ? section(t('g.go5.discardOrder'), cardRow(tb.discard, t('g.discardPile'))) : null,
+      stockList(tb.stock),
+      roundScores(tb.round_scores, ctx),
     ];
   },
 
   hand(view) {
     const you = view.you;
     return [
-      h('ul', { class: 'cards hand', 'aria-label': 'your hand' }, you.hand.map((code) => h('li', {}, cardEl(code)))),
-      h('p', { class: 'facts' }, `${you.hand.length} cards · ${you.stops} stop card${you.stops === 1 ? '' : 's'} in front of you`,
-        you.go5?.length ? ` · Go5 possible on set ${you.go5.join(', ')}` : ''),
+      h('ul', { class: 'cards hand', 'aria-label': t('hand.title') }, you.hand.map((code) => h('li', {}, cardEl(code, { pick: `hand:${code}` }))),
+        you.stops ? h('li', { class: 'stops' }, cardEl('stop', { pick: 'stop', note: t('g.go5.inFront', { n: you.stops }) })) : null),
+      h('p', { class: 'facts' }, t('g.go5.handFacts', { n: you.hand.length, stops: you.stops }),
+        you.go5?.length ? ` · ${t('g.go5.possible', { sets: you.go5.join(', ') })}` : ''),
     ];
   },
 };
@@ -333,7 +336,6 @@ const GAMES = { golf, switch: switchGame, romme, go5 };
 /** The parts of a game; an unknown game gets a plain JSON view. */
 export function gameParts(id) {
   return GAMES[id] ?? {
-    titles: {},
     label: (action) => phrase(words(action.type), ' ', JSON.stringify(action)),
     table: (view) => h('pre', {}, JSON.stringify(view.table, null, 2)),
     hand: (view) => h('pre', {}, JSON.stringify(view.you, null, 2)),

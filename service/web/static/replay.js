@@ -1,17 +1,19 @@
 // The replay viewer: any game at any event, the event list beside the table, the audit's verdict.
 import { api, ApiError, gamePath, heldGame, heldGames } from './api.js';
 import { h, replace } from './dom.js';
-import { eventEl, eventText } from './events.js';
-import { title } from './play.js';
-import { factsLine, resultEl, seatNamer, seatsEl, tableEl } from './table.js';
+import { backEl, cardEl } from './cards.js';
+import { eventEl, eventText, movedCards } from './events.js';
+import { t } from './i18n.js';
+import { markMove, title } from './play.js';
+import { factsLine, resultEl, seatNamer, seatRing, tableEl } from './table.js';
 
 /** The form to open any game's replay, and the games this tab knows. */
 export function replayIndex(root) {
   const held = heldGames();
   replace(root, h('div', { class: 'page' },
-    h('h1', {}, 'Replays'),
+    h('h1', {}, t('replay.title')),
     openForm(),
-    held.length ? h('section', { class: 'block' }, h('h2', {}, 'Games of this tab'),
+    held.length ? h('section', { class: 'block' }, h('h2', {}, t('replay.tabGames')),
       h('ul', {}, held.map((g) => h('li', {}, h('a', { href: `#/replay/${encodeURIComponent(g.id)}` }, `${title(g.game)} ${g.id}`))))) : null));
 }
 
@@ -19,7 +21,7 @@ export function replayIndex(root) {
 export function openForm(value = '') {
   const input = h('input', { id: 'replay-id', name: 'id', required: true, pattern: '[A-Za-z0-9_\\-]{1,64}', value, autocomplete: 'off', spellcheck: 'false' });
   const form = h('form', { class: 'open-replay', role: 'search' },
-    h('label', { for: 'replay-id' }, 'Game id '), input, ' ', h('button', { type: 'submit' }, 'Open replay'));
+    h('label', { for: 'replay-id' }, t('replay.gameId')), ' ', input, ' ', h('button', { type: 'submit' }, t('replay.open')));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const id = input.value.trim();
@@ -52,13 +54,13 @@ export class ReplayPage {
   }
 
   async start() {
-    replace(this.root, h('p', { class: 'loading' }, 'Loading the replay…'));
+    replace(this.root, h('p', { class: 'loading' }, t('replay.loading')));
     try {
       this.record = await api(`${gamePath(this.id)}/record`, { signal: this.controller.signal });
     } catch (error) {
       if (error.name === 'AbortError') return;
-      replace(this.root, h('div', { class: 'page' }, h('h1', {}, 'Replays'),
-        h('p', { class: 'alert', role: 'alert' }, error instanceof ApiError ? error.text : String(error)), openForm(this.id)));
+      replace(this.root, h('div', { class: 'page' }, h('h1', {}, t('replay.title')),
+        h('p', { class: 'alert', role: 'alert' }, error instanceof ApiError && error.status === 0 ? t('error.offline') : error instanceof ApiError ? error.text : String(error)), openForm(this.id)));
       return;
     }
     this.layout();
@@ -77,12 +79,12 @@ export class ReplayPage {
   }
 
   async loadAudit() {
-    replace(this.verdictBox, h('p', {}, 'Checking the game…'));
+    replace(this.verdictBox, h('p', {}, t('audit.checking')));
     try {
       const verdict = await api(`${gamePath(this.id)}/audit`, { signal: this.controller.signal });
       replace(this.verdictBox, verdictEl(verdict));
     } catch (error) {
-      if (error.name !== 'AbortError') replace(this.verdictBox, h('p', { class: 'alert' }, `The audit failed: ${error.text ?? error}`));
+      if (error.name !== 'AbortError') replace(this.verdictBox, h('p', { class: 'alert' }, t('audit.failed', { detail: error.status === 0 ? t('error.offline') : error.text ?? error })));
     }
   }
 
@@ -96,7 +98,7 @@ export class ReplayPage {
         view = await api(`${gamePath(this.id)}/replay?at=${target}`, { token: this.token, signal: this.controller.signal });
       } catch (error) {
         if (error.name === 'AbortError') return;
-        this.alert.textContent = error instanceof ApiError ? error.text : String(error);
+        this.alert.textContent = error instanceof ApiError && error.status === 0 ? t('error.offline') : error instanceof ApiError ? error.text : String(error);
         return;
       }
       this.cache.set(target, view);
@@ -115,39 +117,40 @@ export class ReplayPage {
     this.verdictBox = h('div', { class: 'verdict-box' });
     this.viewBox = h('div', {});
     this.seatsBox = h('div', {});
-    this.eventList = h('ol', { class: 'events replay-events', 'aria-label': 'events; choose one to go there' });
+    this.eventList = h('ol', { class: 'events replay-events', 'aria-label': t('replay.eventsList') });
     this.eventLog = h('div', { class: 'log' }, this.eventList);
     this.jump = h('input', { id: 'jump-to', type: 'number', min: 1, max: r.version, inputmode: 'numeric' });
-    this.slider = h('input', { id: 'replay-slider', type: 'range', min: 1, max: r.version, 'aria-label': 'event' });
+    this.slider = h('input', { id: 'replay-slider', type: 'range', min: 1, max: r.version, 'aria-label': t('replay.event') });
     this.slider.addEventListener('change', () => this.go(this.slider.value));
     const jumpForm = h('form', { class: 'jump' },
-      h('label', { for: 'jump-to' }, 'Go to event '), this.jump, ' ', h('button', { type: 'submit', id: 'jump-go' }, 'Go'));
+      h('label', { for: 'jump-to' }, t('replay.goTo')), ' ', this.jump, ' ', h('button', { type: 'submit', id: 'jump-go' }, t('replay.go')));
     jumpForm.addEventListener('submit', (event) => { event.preventDefault(); this.go(this.jump.value); });
     const button = (id, text, label, step) => h('button', { type: 'button', id, 'aria-label': label, title: label, onclick: () => this.go(step()) }, text);
-    this.controls = h('div', { class: 'controls', role: 'group', 'aria-label': 'Step through the game' },
-      button('replay-first', '« First', 'first event', () => 1),
-      button('replay-back', '◀ Back', 'one event back', () => this.at - 1),
-      button('replay-forward', 'Forward ▶', 'one event forward', () => this.at + 1),
-      button('replay-last', 'Last »', 'last event', () => this.last),
+    this.controls = h('div', { class: 'controls', role: 'group', 'aria-label': t('replay.steps') },
+      button('replay-first', `« ${t('replay.first')}`, t('replay.firstLabel'), () => 1),
+      button('replay-back', `◀ ${t('replay.back')}`, t('replay.backLabel'), () => this.at - 1),
+      button('replay-forward', `${t('replay.forward')} ▶`, t('replay.forwardLabel'), () => this.at + 1),
+      button('replay-last', `${t('replay.last')} »`, t('replay.lastLabel'), () => this.last),
       jumpForm, this.slider);
     this.controls.addEventListener('keydown', (event) => this.onKey(event));
     const held = heldGame(this.id);
     this.page = h('div', { class: 'page replay', 'data-game': r.game, 'data-game-id': this.id, 'data-status': r.status },
       h('header', { class: 'page-head' },
-        h('h1', {}, `Replay: ${title(r.game)} `, h('span', { class: 'gid' }, `game ${this.id}`)),
+        h('h1', {}, `${t('replay.of', { game: title(r.game) })} `, h('span', { class: 'gid' }, t('play.gameId', { id: this.id }))),
         h('p', { class: 'links' },
-          held || r.status !== 'finished' ? [h('a', { href: `#/play/${encodeURIComponent(this.id)}` }, held ? 'Back to the game' : 'Watch it live'), ' · '] : null,
-          h('a', { href: `${gamePath(this.id)}/record`, download: `${this.id}.json` }, 'Download the record'), ' · ',
-          h('button', { type: 'button', class: 'link', onclick: () => this.reload() }, 'Reload')),
-        h('p', { class: 'facts' }, `${r.status === 'finished' ? 'Finished' : 'Still running'} · ${r.version} events · seed ${r.seed_source === 'creator' ? 'chosen by the creator' : 'drawn by the server'}${r.stacked ? ' · stacked decks' : ''}`),
+          held || r.status !== 'finished' ? [h('a', { href: `#/play/${encodeURIComponent(this.id)}` }, held ? t('replay.backToGame') : t('replay.watch')), ' · '] : null,
+          h('a', { href: `${gamePath(this.id)}/record`, download: `${this.id}.json` }, t('play.download')), ' · ',
+          h('button', { type: 'button', class: 'link', onclick: () => this.reload() }, t('replay.reload'))),
+        h('p', { class: 'facts' }, [r.status === 'finished' ? t('replay.finished') : t('replay.running'), t('replay.events', { n: r.version }),
+          r.seed_source === 'creator' ? t('replay.seedCreator') : t('replay.seedServer'), r.stacked ? t('facts.stacked') : null].filter(Boolean).join(' · ')),
         openForm()),
       this.controls, this.position, this.alert,
       h('div', { class: 'columns' },
         h('div', { class: 'main-col' }, this.viewBox),
-        h('aside', { class: 'side', 'aria-label': 'Audit, seats and events' },
-          h('section', { class: 'block verdict', 'aria-label': 'Audit' }, h('h2', {}, 'Audit'), this.verdictBox),
+        h('aside', { class: 'side', 'aria-label': t('replay.side') },
+          h('section', { class: 'block verdict', 'aria-labelledby': 'audit-title' }, h('h2', { id: 'audit-title' }, t('audit.title')), this.verdictBox),
           this.seatsBox,
-          h('section', { class: 'block', 'aria-label': 'Events' }, h('h2', {}, 'Events'), this.eventLog))));
+          h('section', { class: 'block', 'aria-labelledby': 'events-title' }, h('h2', { id: 'events-title' }, t('events.title')), this.eventLog))));
     replace(this.root, this.page);
     this.fillEvents();
   }
@@ -164,7 +167,7 @@ export class ReplayPage {
   fillEvents() {
     const name = seatNamer(this.record.seats);
     replace(this.eventList, this.record.events.map((event) => h('li', { 'data-seq': event.seq },
-      h('button', { type: 'button', class: 'event', onclick: () => this.go(event.seq), 'aria-label': `event ${event.seq}: ${eventText(event, name, this.record.game)}` }, eventEl(event, name, this.record.game)))));
+      h('button', { type: 'button', class: 'event', onclick: () => this.go(event.seq), 'aria-label': t('replay.eventLabel', { n: event.seq, text: eventText(event, name, this.record.game) }) }, eventEl(event, name, this.record.game)))));
     this.jump.max = String(this.record.version);
     this.slider.max = String(this.record.version);
   }
@@ -174,8 +177,8 @@ export class ReplayPage {
     const event = this.record.events[at - 1];
     const name = seatNamer(this.record.seats);
     this.page.dataset.at = String(at);
-    document.title = `Replay ${this.id}, event ${at} · Card table`;
-    this.position.textContent = `Event ${at} of ${this.last}${event ? `: ${eventText(event, name, this.record.game)}` : ''}`;
+    document.title = `${t('replay.docTitle', { id: this.id, n: at })} · ${t('app.title')}`;
+    this.position.textContent = t('replay.position', { n: at, last: this.last, text: event ? eventText(event, name, this.record.game) : '' });
     this.jump.value = String(at);
     this.slider.value = String(at);
     document.getElementById('replay-back').disabled = at <= 1;
@@ -184,8 +187,9 @@ export class ReplayPage {
     document.getElementById('replay-last').disabled = at >= this.last;
     const you = view.you ? view.you.seat : null;
     const [table, hand] = tableEl(view, you);
-    replace(this.viewBox, factsLine(view), resultEl(view), hand, table);
-    replace(this.seatsBox, seatsEl(view, you));
+    replace(this.viewBox, factsLine(view), resultEl(view), legendEl(view), table, hand);
+    replace(this.seatsBox, h('section', { class: 'block', 'aria-labelledby': 'seats-title' }, h('h2', { id: 'seats-title' }, t('seats.title')), seatRing(view, null)));
+    if (event && (event.actor !== 'system' || event.seat !== undefined)) markMove(this.viewBox, event, eventText(event, name, this.record.game), movedCards(event));
     for (const item of this.eventList.children) {
       const current = Number(item.dataset.seq) === at;
       item.classList.toggle('current', current);
@@ -209,19 +213,28 @@ function scrollWithin(box, item) {
   }
 }
 
+/** What the marks on the cards mean: the last move's cards, and cards shown that lay face down. */
+function legendEl(view) {
+  const fullView = !view.you && Array.isArray(view.table?.stock);
+  return h('p', { class: 'legend facts' },
+    cardEl('7H', { extraClass: 'moved', note: t('legend.moved') }), ' ', t('legend.moved'),
+    fullView ? [' · ', cardEl('7H', { extraClass: 'was-down', note: t('legend.wasDown') }), ' ', t('legend.wasDown')] : null,
+    view.you || !fullView ? [' · ', backEl(t('legend.back')), ' ', t('legend.back')] : null);
+}
+
 /** The audit's verdict, worded like the offline verifier's last line. */
 export function verdictEl(v) {
   let word;
   if (v.complete && v.chain_ok && v.replay_ok && v.first_bad_seq === null) word = 'PASS';
   else if (!v.chain_ok || v.replay_ok === false || v.first_bad_seq !== null) word = `FAIL${v.first_bad_seq ? ` at event ${v.first_bad_seq}` : ''}`;
   else word = 'INCOMPLETE';
-  const yes = (x) => (x === null ? 'not run' : x ? 'yes' : 'no');
+  const yes = (x) => (x === null ? t('audit.notRun') : x ? t('audit.yes') : t('audit.no'));
   return h('div', { class: `verdict ${word.split(' ')[0].toLowerCase()}`, id: 'verdict' },
     h('p', { class: 'word' }, word),
     h('p', {}, v.detail),
     h('dl', {},
-      h('dt', {}, 'Hash chain holds'), h('dd', {}, yes(v.chain_ok)),
-      h('dt', {}, 'Re-run by the rules agrees'), h('dd', {}, yes(v.replay_ok)),
-      h('dt', {}, 'First bad event'), h('dd', {}, v.first_bad_seq === null ? 'none' : String(v.first_bad_seq)),
-      h('dt', {}, 'Checked to the end'), h('dd', {}, yes(v.complete))));
+      h('dt', {}, t('audit.chain')), h('dd', {}, yes(v.chain_ok)),
+      h('dt', {}, t('audit.rerun')), h('dd', {}, yes(v.replay_ok)),
+      h('dt', {}, t('audit.firstBad')), h('dd', {}, v.first_bad_seq === null ? t('audit.none') : String(v.first_bad_seq)),
+      h('dt', {}, t('audit.complete')), h('dd', {}, yes(v.complete))));
 }
