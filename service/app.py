@@ -12,7 +12,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, ratelimit, web
+from service import catalog, games_api, health, history_api, logs, metrics, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
@@ -72,10 +72,14 @@ def create_app(
     else:
         store_client = blocking_client = queue_client = redis_client
     store = EventStore(store_client, blocking_client)
-    service = GameService(store, dispatcher or RQDispatcher(queue_client, store_client))
+    dispatcher = dispatcher or RQDispatcher(queue_client, store_client)
+    service = GameService(store, dispatcher)
     app.extensions["games"] = service
     app.extensions["history"] = GameHistory(service)
     ratelimit.init_app(app, store_client)
+    depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
+    app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
+    logs.init_app(app)
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})

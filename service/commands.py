@@ -22,9 +22,10 @@ from domain.chain import canonical_json, chain_records, record_actor
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
+from service import metrics
 from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.problems import ApiError, from_domain, not_found, version_conflict
-from service.store import EventStore, GameExists
+from service.store import EventStore, GameExists, StoreUnavailable
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 2048
@@ -200,6 +201,7 @@ class GameService:
         else:
             raise ApiError(503, "store_unavailable", "could not allocate a game id")
         self._remember(loaded)
+        self._count(config.game, "started")
         self._schedule_bots(loaded)
         return {
             "id": game_id,
@@ -370,6 +372,8 @@ class GameService:
             result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
             if result.outcome == "ok":
                 self._remember(new)
+                if new.snap.finished:
+                    self._count(new.config.game, "finished")
                 self._cancel_timeout(loaded)
                 if schedule_bots:
                     self._schedule_bots(new)
@@ -380,6 +384,13 @@ class GameService:
             if expected_version is not None:
                 raise version_conflict(expected_version, result.version)
         raise version_conflict(loaded.version, loaded.version + 1)
+
+    def _count(self, game: str, moment: str) -> None:
+        """Count a game that started or finished, for the metrics; a failure loses only the count."""
+        try:
+            self.store.count_game(game, moment)
+        except StoreUnavailable:
+            log.warning("could not count a %s game as %s", game, moment)
 
     def _decide(
         self, loaded: LoadedGame, seat: int, body: Mapping[str, Any], system_reason: str | None = None
@@ -456,6 +467,7 @@ class GameService:
         version: int,
         max_turns: int = CHAIN_TURNS,
         max_seconds: float = CHAIN_SECONDS,
+        due_at: float | None = None,
     ) -> str:
         """Play the bot turn due at `version` through `submit`, then the bot turns right after it.
 
@@ -464,7 +476,9 @@ class GameService:
         person may act out of turn (the next job waits CALL_GRACE_SECONDS for them), at the end of
         the game, when someone else appended, or at the bound; then the last state is scheduled as
         after any append (one job, not one per version played). Says what happened:
-        played, stale, conflict or no_bot_to_act.
+        played, stale, conflict or no_bot_to_act. `due_at` (seconds since the epoch): when the first
+        turn became due, for the metrics (each later turn of the chain is due when the one before it
+        is stored).
         """
         loaded = self.load(game_id)
         if loaded.version != version:
@@ -490,6 +504,8 @@ class GameService:
                     # someone else appended at this version and scheduled what follows
                     return "played" if played else "conflict"
                 played += 1
+                metrics.observe_bot_turn(loaded.config.game, time.time() if due_at is None else due_at)
+                due_at = time.time()
                 loaded = self.load(game_id)
                 if loaded.version != answer["version"]:
                     return "played"  # someone else appended after us and scheduled what follows

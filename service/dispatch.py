@@ -136,6 +136,15 @@ class RQDispatcher:
         self.queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
         self.index = WaitingIndex(index_connection or connection)
 
+    def queue_depths(self) -> dict[str, int]:
+        """Jobs on the bot queue now, by state: queued, scheduled (to wait), started (running)."""
+        queue = self.queue
+        return {
+            "queued": queue.count,
+            "scheduled": queue.scheduled_job_registry.count,
+            "started": queue.started_job_registry.count,
+        }
+
     def expect(self, game_id: str, version: int) -> None:
         self.index.raise_to(game_id, version)
 

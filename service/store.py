@@ -5,6 +5,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
   game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's
+  stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
+                      counted right after the append that starts or ends a game)
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 """
@@ -20,6 +22,7 @@ import redis
 from redis.cluster import RedisCluster
 from redis.exceptions import ClusterError, SlotNotCoveredError
 
+from service import metrics
 from service.connections import StoreClient
 
 # KEYS: stream, meta hash. ARGV: number of meta items, meta field/value pairs..., records...
@@ -60,6 +63,9 @@ class StoreUnavailable(Exception):
 
 # Redis (or a node, or the slots of a cluster) cannot be reached right now
 UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotCoveredError)
+
+
+GAME_COUNTS_KEY = "stats:games"
 
 
 class GameExists(Exception):
@@ -104,6 +110,7 @@ class EventStore:
                 return bool(self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
             return bool(self._redis.ping())
         except (redis.RedisError, SlotNotCoveredError):
+            metrics.STORE_ERRORS.inc()
             return False
 
     def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
@@ -173,6 +180,15 @@ class EventStore:
         answer = self._call(self._redis.hget, _keys(game_id)[2], field)
         return str(answer) if answer is not None else None
 
+    def count_game(self, game: str, moment: str) -> None:
+        """Count a game of type `game` that has `moment` (started, finished), for the metrics."""
+        self._call(self._redis.hincrby, GAME_COUNTS_KEY, f"{moment}:{game}", 1)
+
+    def game_counts(self) -> dict[str, int]:
+        """Every count kept by count_game, as `<moment>:<game>` -> count."""
+        counts = self._call(self._redis.hgetall, GAME_COUNTS_KEY)
+        return {_text(key): int(value) for key, value in counts.items()}
+
     def _run(self, script: Any, keys: list[str], args: list[Any]) -> tuple[str, str]:
         reply = self._call(script, keys=keys, args=args)
         return _text(reply[0]), _text(reply[1])
@@ -182,6 +198,7 @@ class EventStore:
         try:
             return function(*args, **kwargs)
         except UNAVAILABLE as error:
+            metrics.STORE_ERRORS.inc()
             raise StoreUnavailable(str(error)) from error
 
 
