@@ -2,12 +2,19 @@
 
 The RQ scheduler (a child process) moves jobs whose retry is due back to the queue; the keeper
 (two threads) beats this worker's liveness and runs the reconciler at start and every few seconds.
+The scheduler is asked to stop (SIGTERM, and it gives up its lock) when this process ends in any way,
+SIGKILL included, so no orphan keeps `rq:scheduler-lock:bots`. While Redis is away the worker tries
+again every second, so it serves again within about a second of Redis being back.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
+import os
+import signal
+import sys
 import time
 from types import FrameType
 
@@ -15,20 +22,23 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
+from service import logs
 from service.connections import RedisSettingsError
 from service.dispatch import BOT_QUEUE
 from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, waiting_for
 
 log = logging.getLogger("workers")
-RESTART_DELAYS = (1, 2, 3, 5)  # seconds before the worker loop starts again after an error
+RESTART_DELAYS = (0.5, 1.0)  # seconds before the worker loop starts again after an error
 STEADY_SECONDS = 60  # a worker that ran this long before its error starts again after the shortest delay
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
 
 
 class BotWorker(SimpleWorker):
     """A SimpleWorker that knows whether it stopped because it was asked to."""
 
     stop_asked = False
+    max_connection_wait_time = 1.0  # RQ's wait between attempts to reach Redis doubles up to this
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
@@ -37,7 +47,8 @@ class BotWorker(SimpleWorker):
 
 def main() -> None:
     """Run until stopped; jobs run in this process, so its game cache stays warm."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s")
+    logs.configure("worker")
+    os.register_at_fork(after_in_child=functools.partial(_stop_with_parent, os.getpid()))
     try:
         connection = redis.Redis.from_url(queue_url())
     except RedisSettingsError as error:
@@ -68,6 +79,16 @@ def main() -> None:
                 break
     finally:
         keeper.stop()
+
+
+def _stop_with_parent(parent: int) -> None:
+    """In a child this process forks (RQ's scheduler): be sent SIGTERM when the parent ends (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before the prctl
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 if __name__ == "__main__":
