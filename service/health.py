@@ -10,7 +10,7 @@ from service.http import Blueprint, games
 from service.problems import store_unavailable
 
 blp = Blueprint("health", __name__, description="Liveness, readiness and metrics")
-PROMETHEUS_TEXT = "text/plain; version=0.0.4"
+PROMETHEUS_TEXT = "text/plain"  # version=1.0.0 of the text format, as prometheus-client sends it
 
 
 class StatusSchema(ma.Schema):
