@@ -266,8 +266,8 @@ def test_redis_killed_under_make_run_gives_503_then_serves_again_by_itself_losin
         for thread in threads:
             thread.join(timeout=60)
     print(
-        f"\nredis SIGKILLed: {stale.count((503, 'store_unavailable'))} actions answered 503, the next one acknowledged {action_resumed:.2f} s and "
-        f"a bot turn played {bot_resumed:.2f} s after redis-server answered again"
+        f"\nredis SIGKILLed: {stale.count((503, 'store_unavailable'))} actions answered 503; the next action was "
+        f"acknowledged {action_resumed:.2f} s and a bot turn played {bot_resumed:.2f} s after Redis answered again"
     )
     assert make_run.pid("redis") != old_redis
     assert (make_run.pid("api"), make_run.pid("worker:worker-0")) == (api, worker), "only Redis was started again"
