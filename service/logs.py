@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 import flask
+from pythonjsonlogger.json import JsonFormatter
 
 from service import metrics
 
@@ -38,6 +39,14 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+def json_formatter() -> logging.Formatter:
+    """One JSON object a line: time, level, logger, process kind and pid, request id, message, extras."""
+    return JsonFormatter(
+        "%(asctime)s %(levelname)s %(name)s %(process_kind)s %(process)d %(request_id)s %(message)s",
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger", "process": "pid"},
+    )
+
+
 def logging_config(process: str, level: str = "INFO") -> dict[str, Any]:
     """A dictConfig: JSON lines on stderr for the root logger, gunicorn's and RQ's."""
     handler = {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]}
@@ -45,14 +54,7 @@ def logging_config(process: str, level: str = "INFO") -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "filters": {"request_id": {"()": RequestIdFilter, "process": process}},
-        "formatters": {
-            "json": {
-                "()": "pythonjsonlogger.json.JsonFormatter",
-                "fmt": "%(asctime)s %(levelname)s %(name)s %(process_kind)s %(process)d %(request_id)s %(message)s",
-                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger", "process": "pid"},
-                "timestamp": False,
-            }
-        },
+        "formatters": {"json": {"()": json_formatter}},
         "handlers": {"console": handler},
         "root": {"level": level, "handlers": ["console"]},
         "loggers": {
@@ -98,6 +100,7 @@ def _finish(response: flask.Response) -> flask.Response:
         request.path,
         response.status_code,
         extra={
+            "request_id": request_id,
             "method": request.method,
             "path": request.path,
             "route": route,

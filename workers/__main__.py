@@ -5,6 +5,9 @@ The RQ scheduler (a child process) moves jobs whose retry is due back to the que
 The scheduler is asked to stop (SIGTERM, and it gives up its lock) when this process ends in any way,
 SIGKILL included, so no orphan keeps `rq:scheduler-lock:bots`. While Redis is away the worker tries
 again every second, so it serves again within about a second of Redis being back.
+
+Its metrics (bot turns, their delay, reconciler repairs, store errors) go into PROMETHEUS_MULTIPROC_DIR
+when that is set (the API on the same host serves them), else to http://0.0.0.0:$METRICS_PORT/metrics.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import time
 from types import FrameType
 
 import redis
+from prometheus_client import start_http_server
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
@@ -48,6 +52,7 @@ class BotWorker(SimpleWorker):
 def main() -> None:
     """Run until stopped; jobs run in this process, so its game cache stays warm."""
     logs.configure("worker")
+    serve_metrics(os.environ.get("METRICS_PORT"))
     os.register_at_fork(after_in_child=functools.partial(_stop_with_parent, os.getpid()))
     try:
         connection = redis.Redis.from_url(queue_url())
@@ -79,6 +84,13 @@ def main() -> None:
                 break
     finally:
         keeper.stop()
+
+
+def serve_metrics(port: str | None) -> None:
+    """With METRICS_PORT, serve this worker's own metrics at http://0.0.0.0:<port>/metrics, for a worker
+    that shares no PROMETHEUS_MULTIPROC_DIR with an API on its host (its own container or machine)."""
+    if port:
+        start_http_server(int(port))
 
 
 def _stop_with_parent(parent: int) -> None:

@@ -25,9 +25,20 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.integration.conftest import BIN, ROOT, call, free_port, start_redis, stop, wait_until
+from tests.integration.conftest import (
+    BIN,
+    ROOT,
+    call,
+    free_port,
+    service_env,
+    start_redis,
+    start_worker,
+    stop,
+    wait_until,
+)
 from tests.integration.test_golf_end_to_end import assert_stream_is_a_chain
 from tests.integration.test_guarantees import act, next_move, stream_records, two_human_golf
+from tests.integration.test_workers import bot_games, make_service, unfinished
 
 pytestmark = pytest.mark.integration
 SCHEDULER_LOCK = "rq:scheduler-lock:bots"
@@ -242,7 +253,7 @@ def test_redis_killed_under_make_run_gives_503_then_serves_again_by_itself_losin
             stale.append((status, answer["code"]))
 
     stale: list[tuple[int, str]] = []
-    threads = [threading.Thread(target=f) for f in (play, ready, act_late)]
+    threads = [threading.Thread(target=f) for f in (play, ready, act_late, act_late)]
     for thread in threads:
         thread.start()
     try:
@@ -407,3 +418,27 @@ def test_stopping_make_run_leaves_no_process_and_no_scheduler_lock(tmp_path: Pat
             assert client.exists(f"game:{{{created['id']}}}:events"), "the append-only file was read"
     finally:
         stop(process)
+
+
+# ---------------------------------------------------------------- a worker on a host of its own
+
+
+def test_a_worker_without_a_shared_metrics_folder_serves_its_own_metrics(redis_url: str, tmp_path: Path) -> None:
+    port = free_port()
+    env = {**service_env(redis_url), "METRICS_PORT": str(port)}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    worker = start_worker(env, tmp_path)
+    next(worker)
+    try:
+        service = make_service(redis_url)
+        games = bot_games(service, 1, [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "random"}])
+
+        def bot_turns() -> float:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+                families = text_string_to_metric_families(response.read().decode())
+                return sum(s.value for f in families for s in f.samples if s.name == "cardtable_bot_turns_total")
+
+        wait_until(lambda: not unfinished(service, games), 120, "the bot game to finish")
+        assert bot_turns() >= 10
+    finally:
+        worker.close()
