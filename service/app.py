@@ -66,6 +66,7 @@ def create_app(
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    logs.init_app(app)  # first, so that every request is timed and has its id before other hooks run
     if redis_client is None:
         urls = app.config["REDIS_URL"], app.config["QUEUE_REDIS_URL"]
         store_client, blocking_client, queue_client = redis_clients(*urls)
@@ -79,7 +80,6 @@ def create_app(
     ratelimit.init_app(app, store_client)
     depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
-    logs.init_app(app)
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})

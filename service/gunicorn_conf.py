@@ -30,3 +30,8 @@ logconfig_dict = logs.logging_config("api")
 def child_exit(server: Any, worker: Any) -> None:
     """A gunicorn worker process ended: drop its live gauges from the shared metrics."""
     metrics.process_exited(worker.pid)
+
+
+def on_starting(server: Any) -> None:
+    """Before the first worker: forget the live gauges of an earlier API's processes that were killed."""
+    metrics.forget_dead_processes()

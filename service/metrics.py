@@ -13,6 +13,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -151,3 +152,25 @@ def process_exited(pid: int) -> None:
     """Drop a dead process's live gauges (gunicorn's child_exit hook)."""
     if os.environ.get(MULTIPROC_DIR_VARIABLE):
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def forget_dead_processes() -> None:
+    """Drop the live gauges of processes that are gone without a child_exit (a gunicorn master killed
+    with its workers), so that a restarted API does not count their watchers (gunicorn's on_starting)."""
+    folder = os.environ.get(MULTIPROC_DIR_VARIABLE)
+    if not folder:
+        return
+    for path in Path(folder).glob("gauge_live*_*.db"):
+        pid = int(path.stem.rsplit("_", 1)[1])
+        if not _alive(pid):
+            multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -42,7 +42,7 @@ class BotWorker(SimpleWorker):
     """A SimpleWorker that knows whether it stopped because it was asked to."""
 
     stop_asked = False
-    max_connection_wait_time = 1.0  # RQ's wait between attempts to reach Redis doubles up to this
+    max_connection_wait_time = 1.0  # between attempts to reach Redis (RQ doubles its wait up to 60 s by default)
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True

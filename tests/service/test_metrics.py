@@ -5,6 +5,10 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -14,7 +18,7 @@ from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from service import logs
+from service import logs, metrics
 from service.app import create_app
 from service.commands import GameService
 from service.dispatch import RQDispatcher
@@ -174,3 +178,17 @@ def test_log_lines_are_json_with_the_request_id(client: FlaskClient, caplog: pyt
     assert (line["route"], line["status"], line["method"]) == ("/v1/catalog", 200, "GET")
     assert (line["logger"], line["process_kind"], line["level"]) == ("cardtable.access", "api", "INFO")
     assert line["duration_ms"] >= 0 and line["message"] == "GET /v1/catalog 200"
+
+
+def test_a_restarted_api_forgets_the_live_gauges_of_processes_killed_without_clean_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(metrics.MULTIPROC_DIR_VARIABLE, str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid, live_pid = int(dead.stdout), os.getpid()
+    for pid in (dead_pid, live_pid):
+        (tmp_path / f"gauge_livesum_{pid}.db").write_bytes(b"")
+    (tmp_path / f"counter_{dead_pid}.db").write_bytes(b"")
+    metrics.forget_dead_processes()
+    left = sorted(path.name for path in tmp_path.iterdir())
+    assert left == [f"counter_{dead_pid}.db", f"gauge_livesum_{live_pid}.db"]
