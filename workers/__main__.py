@@ -20,10 +20,12 @@ import signal
 import sys
 import time
 from types import FrameType
+from typing import Any, ClassVar
 
 import redis
 from prometheus_client import start_http_server
 from rq import Queue, SimpleWorker
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service import logs
@@ -38,11 +40,52 @@ STEADY_SECONDS = 60  # a worker that ran this long before its error starts again
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
 
 
+# KEYS: the queue's intermediate list, the queue. ARGV: a job id. Moves the job back to the front of the
+# queue if it still waits in the intermediate list (taken, never started).
+_GIVE_BACK = """
+if redis.call('LREM', KEYS[1], 0, ARGV[1]) > 0 then
+  redis.call('LPUSH', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+
+class BotQueue(Queue):
+    """RQ's Queue; notes the job this process took last until its worker starts it."""
+
+    taken: ClassVar[str | None] = None
+
+    @classmethod
+    def dequeue_any(cls, *args: Any, **kwargs: Any) -> Any:
+        result = super().dequeue_any(*args, **kwargs)
+        if result is not None:
+            BotQueue.taken = result[0].id
+        return result
+
+
+def give_back_taken(queue: Queue) -> None:
+    """Put a job this process took from the queue but never started (Redis went away in between, and
+    RQ's loop ended) back at the front of the queue, so that it runs as soon as Redis is back rather
+    than when the reconciler finds it stuck. Raises a Redis error while Redis is still away."""
+    if BotQueue.taken is None:
+        return
+    keys = [queue.intermediate_queue_key, queue.key]
+    if queue.connection.eval(_GIVE_BACK, len(keys), *keys, BotQueue.taken):
+        log.warning("gave the job %s back to the queue: it was taken but never started", BotQueue.taken)
+    BotQueue.taken = None
+
+
 class BotWorker(SimpleWorker):
     """A SimpleWorker that knows whether it stopped because it was asked to."""
 
     stop_asked = False
     max_connection_wait_time = 1.0  # between attempts to reach Redis (RQ doubles its wait up to 60 s by default)
+    queue_class = BotQueue
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        super().prepare_job_execution(job, remove_from_intermediate_queue)
+        BotQueue.taken = None
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
@@ -58,7 +101,7 @@ def main() -> None:
         connection = redis.Redis.from_url(queue_url())
     except RedisSettingsError as error:
         raise SystemExit(f"workers: {error}") from error
-    queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
+    queue = BotQueue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
     keeper = Keeper(dispatcher().connection, Reconciler(dispatcher(), functools.partial(waiting_for, game_service())))
     failures = 0
     try:
@@ -66,6 +109,7 @@ def main() -> None:
             worker: BotWorker | None = None
             started = time.monotonic()
             try:
+                give_back_taken(queue)
                 worker = BotWorker([queue], connection=connection, serializer=JSONSerializer)
                 keeper.serve(worker.name)
                 worker.work(with_scheduler=True)
