@@ -214,6 +214,12 @@ class RQDispatcher:
         self._forget(bot_job_id(game_id, version))
         return self._put(self._bot_job(game_id, version, meta), delay_seconds)
 
+    def give_back(self, job_id: str) -> None:
+        """Put a job that a worker took and then lost (its loop ended on a Redis error) back at the front
+        of the queue, out of every list and registry it was left in."""
+        self._forget(job_id)
+        self.connection.lpush(self.queue.key, job_id)
+
     def _forget(self, job_id: str) -> None:
         """Drop a job id from RQ's lists and registries (a dead worker's, a failure's, the schedule)."""
         queue = self.queue

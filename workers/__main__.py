@@ -40,19 +40,8 @@ STEADY_SECONDS = 60  # a worker that ran this long before its error starts again
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
 
 
-# KEYS: the queue's intermediate list, the queue. ARGV: a job id. Moves the job back to the front of the
-# queue if it still waits in the intermediate list (taken, never started).
-_GIVE_BACK = """
-if redis.call('LREM', KEYS[1], 0, ARGV[1]) > 0 then
-  redis.call('LPUSH', KEYS[2], ARGV[1])
-  return 1
-end
-return 0
-"""
-
-
 class BotQueue(Queue):
-    """RQ's Queue; notes the job this process took last until its worker starts it."""
+    """RQ's Queue; notes the job this process took last until its worker has seen it through."""
 
     taken: ClassVar[str | None] = None
 
@@ -64,15 +53,15 @@ class BotQueue(Queue):
         return result
 
 
-def give_back_taken(queue: Queue) -> None:
-    """Put a job this process took from the queue but never started (Redis went away in between, and
-    RQ's loop ended) back at the front of the queue, so that it runs as soon as Redis is back rather
-    than when the reconciler finds it stuck. Raises a Redis error while Redis is still away."""
+def give_back_taken() -> None:
+    """Put a job this process took from the queue and did not see through (Redis went away meanwhile
+    and RQ's loop ended) back at the front of the queue, so that it runs as soon as Redis is back
+    rather than when the reconciler finds it stuck or abandoned. Raises a Redis error while Redis is
+    still away. A job that had played its turn already finds its version stale."""
     if BotQueue.taken is None:
         return
-    keys = [queue.intermediate_queue_key, queue.key]
-    if queue.connection.eval(_GIVE_BACK, len(keys), *keys, BotQueue.taken):
-        log.warning("gave the job %s back to the queue: it was taken but never started", BotQueue.taken)
+    dispatcher().give_back(BotQueue.taken)
+    log.warning("gave the job %s back to the queue: its worker's loop ended before it was done", BotQueue.taken)
     BotQueue.taken = None
 
 
@@ -83,9 +72,11 @@ class BotWorker(SimpleWorker):
     max_connection_wait_time = 1.0  # between attempts to reach Redis (RQ doubles its wait up to 60 s by default)
     queue_class = BotQueue
 
-    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
-        super().prepare_job_execution(job, remove_from_intermediate_queue)
+    def perform_job(self, job: Job, queue: Queue) -> bool:
+        """Run the job and record its outcome; only then is it no longer this process's to give back."""
+        done: bool = super().perform_job(job, queue)
         BotQueue.taken = None
+        return done
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
@@ -109,7 +100,7 @@ def main() -> None:
             worker: BotWorker | None = None
             started = time.monotonic()
             try:
-                give_back_taken(queue)
+                give_back_taken()
                 worker = BotWorker([queue], connection=connection, serializer=JSONSerializer)
                 keeper.serve(worker.name)
                 worker.work(with_scheduler=True)
