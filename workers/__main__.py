@@ -65,6 +65,16 @@ def give_back_taken() -> None:
     BotQueue.taken = None
 
 
+def release_scheduler_lock(worker: SimpleWorker | None) -> None:
+    """Give up the lock of the RQ scheduler of this process's last worker, whose loop ended: with Redis
+    away its scheduler could not give it up when it stopped, and RQ would leave the schedule unserved
+    until the lock expired (a minute) and its next maintenance pass (minutes). Raises a Redis error while
+    Redis is still away."""
+    scheduler = worker.scheduler if worker is not None else None
+    if scheduler is not None and scheduler.acquired_locks:
+        scheduler.release_locks()  # type: ignore[no-untyped-call]  # only the locks it still owns
+
+
 class BotWorker(SimpleWorker):
     """A SimpleWorker that knows whether it stopped because it was asked to."""
 
@@ -95,13 +105,15 @@ def main() -> None:
     queue = BotQueue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
     keeper = Keeper(dispatcher().connection, Reconciler(dispatcher(), functools.partial(waiting_for, game_service())))
     failures = 0
+    last: BotWorker | None = None
     try:
         while True:
             worker: BotWorker | None = None
             started = time.monotonic()
             try:
                 give_back_taken()
-                worker = BotWorker([queue], connection=connection, serializer=JSONSerializer)
+                release_scheduler_lock(last)
+                worker = last = BotWorker([queue], connection=connection, serializer=JSONSerializer)
                 keeper.serve(worker.name)
                 worker.work(with_scheduler=True)
             except Exception:
