@@ -82,7 +82,9 @@ def test_games_active_and_finished_are_counted_in_redis(client: FlaskClient, dis
     after = scrape(client)
     assert value(after, "cardtable_games_active", game="golf") == value(before, "cardtable_games_active")
     assert value(after, "cardtable_games_finished", game="golf") == 1 + value(before, "cardtable_games_finished")
-    assert value(after, "cardtable_bot_turns_total", game="golf") > value(before, "cardtable_bot_turns_total")
+    assert value(after, "cardtable_bot_turns_total", game="golf") > value(
+        before, "cardtable_bot_turns_total", game="golf"
+    )
     assert value(after, "cardtable_store_up") == 1
 
 
