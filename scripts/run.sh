@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# Start Redis (unless REDIS_URL is given), one RQ worker and the API; Ctrl-C stops them all.
+# Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) and the API under supervisord
+# (scripts/supervisord.conf), which starts again any child that dies; Ctrl-C or SIGTERM stops them all.
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
 # QUEUE_REDIS_URL, a plain Redis (see README, "Running on Redis Cluster").
+# VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's
+# files (run/: its log, pid and socket for `supervisorctl -s unix://$VAR_DIR/run/supervisor.sock status`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT="$PWD"
 VENV="${VENV:-.venv}"
-PORT="${PORT:-8000}"
-HOST="${HOST:-127.0.0.1}"
-pids=()
+case "$VENV" in /*) ;; *) VENV="$ROOT/$VENV" ;; esac
+export ROOT VENV
+export PORT="${PORT:-8000}"
+export HOST="${HOST:-127.0.0.1}"
+export WORKERS="${WORKERS:-1}"
+VAR_DIR="${VAR_DIR:-var}"
+mkdir -p "$VAR_DIR"
+VAR_DIR="$(cd "$VAR_DIR" && pwd)"
 
+case "$WORKERS" in
+  '' | *[!0-9]* | 0) echo "WORKERS must be a whole number of at least 1 (got '$WORKERS')" >&2; exit 2 ;;
+esac
 case "${REDIS_URL:-}" in
   redis+cluster://* | rediss+cluster://*)
     if [ -z "${QUEUE_REDIS_URL:-}" ]; then
@@ -19,31 +31,21 @@ case "${REDIS_URL:-}" in
     ;;
 esac
 
-stop_all() {
-  trap - INT TERM EXIT
-  echo "Stopping..."
-  # API and worker first, Redis last, so nothing loses its store mid-request.
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    kill -TERM "${pids[i]}" 2>/dev/null || true
-    wait "${pids[i]}" 2>/dev/null || true
-  done
-}
-trap stop_all INT TERM EXIT
+export RUN_DIR="$VAR_DIR/run" REDIS_DIR="$VAR_DIR/redis"
+mkdir -p "$RUN_DIR" "$REDIS_DIR"
+# A fresh folder for the processes' metrics files (prometheus-client's multiprocess mode).
+export PROMETHEUS_MULTIPROC_DIR="$VAR_DIR/metrics"
+rm -rf "$PROMETHEUS_MULTIPROC_DIR"
+mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 
 if [ -z "${REDIS_URL:-}" ]; then
   scripts/ensure-redis.sh
-  mkdir -p var/redis
-  redis_port="${REDIS_PORT:-$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
-  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$PWD/var/redis" \
-    --appendonly yes --appendfsync always --save "" --logfile "$PWD/var/redis/redis.log" &
-  pids+=($!)
-  export REDIS_URL="redis://127.0.0.1:$redis_port/0"
-  for _ in $(seq 50); do
-    redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
-    sleep 0.1
-  done
-  echo "Started redis-server on port $redis_port (data in var/redis, append-only file on, fsync always)"
+  REDIS_PORT="${REDIS_PORT:-$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+  export REDIS_PORT START_REDIS=true
+  export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  echo "Starting redis-server on port $REDIS_PORT (data in $REDIS_DIR, append-only file on, fsync always, noeviction)"
 else
+  export REDIS_PORT=0 START_REDIS=false
   echo "Using Redis at $REDIS_URL"
 fi
 if [ -n "${QUEUE_REDIS_URL:-}" ]; then
@@ -51,19 +53,29 @@ if [ -n "${QUEUE_REDIS_URL:-}" ]; then
   echo "Bot queue on Redis at $QUEUE_REDIS_URL"
 fi
 
-"$VENV/bin/python" -m workers &
-pids+=($!)
-"$VENV/bin/gunicorn" --bind "$HOST:$PORT" --worker-class gthread --workers "${WEB_WORKERS:-2}" --threads 16 \
-  --graceful-timeout 5 --access-logfile - 'service.app:create_app()' &
-pids+=($!)
+"$VENV/bin/supervisord" --configuration scripts/supervisord.conf &
+supervisor=$!
+stop_all() {
+  trap - INT TERM
+  echo "Stopping..."
+  kill -TERM "$supervisor" 2>/dev/null || true
+}
+trap stop_all INT TERM
 
-for _ in $(seq 100); do
+for _ in $(seq 150); do
+  kill -0 "$supervisor" 2>/dev/null || break
   "$VENV/bin/python" -c "import urllib.request as u; u.urlopen('http://$HOST:$PORT/healthz', timeout=1)" 2>/dev/null && break
   sleep 0.2
 done
-echo
-echo "Card table is up: point your client at http://$HOST:$PORT"
-echo "  try: curl http://$HOST:$PORT/v1/catalog"
-echo "  or open http://$HOST:$PORT/ in a browser to play and replay games"
-echo "Press Ctrl-C to stop."
-wait -n "${pids[@]}" || true
+if kill -0 "$supervisor" 2>/dev/null; then
+  echo
+  echo "Card table is up: point your client at http://$HOST:$PORT"
+  echo "  try: curl http://$HOST:$PORT/v1/catalog"
+  echo "  or open http://$HOST:$PORT/ in a browser to play and replay games"
+  echo "  metrics: http://$HOST:$PORT/metrics; processes: $VENV/bin/supervisorctl -s unix://$RUN_DIR/supervisor.sock status"
+  echo "Press Ctrl-C to stop."
+fi
+# `wait` returns early when a signal's trap runs: wait again until supervisord has stopped every child.
+while kill -0 "$supervisor" 2>/dev/null; do
+  wait "$supervisor" || true
+done

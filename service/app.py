@@ -12,7 +12,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, ratelimit, web
+from service import catalog, games_api, health, history_api, logs, metrics, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
@@ -66,17 +66,21 @@ def create_app(
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    logs.init_app(app)  # first, so that every request is timed and has its id before other hooks run
     if redis_client is None:
         urls = app.config["REDIS_URL"], app.config["QUEUE_REDIS_URL"]
         store_client, blocking_client, queue_client = redis_clients(*urls)
     else:
         store_client = blocking_client = queue_client = redis_client
     store = EventStore(store_client, blocking_client)
-    service = GameService(store, dispatcher or RQDispatcher(queue_client, store_client))
+    dispatcher = dispatcher or RQDispatcher(queue_client, store_client)
+    service = GameService(store, dispatcher)
     app.extensions["games"] = service
     per_seat = app.config.get("DISPUTES_PER_SEAT", os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT))
     app.extensions["history"] = GameHistory(service, int(per_seat))
     ratelimit.init_app(app, store_client)
+    depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
+    app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})

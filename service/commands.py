@@ -22,11 +22,12 @@ from domain.chain import canonical_json, chain_records, record_actor
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
+from service import metrics
 from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.game_index import GameIndex, epoch_of
 from service.problems import ApiError, from_domain, not_found, version_conflict
 from service.snapshots import SnapshotCache
-from service.store import EventStore, GameExists
+from service.store import EventStore, GameExists, StoreUnavailable
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 2048
@@ -207,6 +208,7 @@ class GameService:
         else:
             raise ApiError(503, "store_unavailable", "could not allocate a game id")
         self._remember(loaded)
+        self._count(config.game, "started")
         self._schedule_bots(loaded)
         return {
             "id": game_id,
@@ -413,6 +415,8 @@ class GameService:
                 self._ended(new)
                 self._remember(new)
                 self.snapshots.keep_crossing(loaded.version, new.id, new.snap, new.last_hash)
+                if new.snap.finished:
+                    self._count(new.config.game, "finished")
                 self._cancel_timeout(loaded)
                 if schedule_bots:
                     self._schedule_bots(new)
@@ -423,6 +427,13 @@ class GameService:
             if expected_version is not None:
                 raise version_conflict(expected_version, result.version)
         raise version_conflict(loaded.version, loaded.version + 1)
+
+    def _count(self, game: str, moment: str) -> None:
+        """Count a game that started or finished, for the metrics; a failure loses only the count."""
+        try:
+            self.store.count_game(game, moment)
+        except StoreUnavailable:
+            log.warning("could not count a %s game as %s", game, moment)
 
     def _decide(
         self, loaded: LoadedGame, seat: int, body: Mapping[str, Any], system_reason: str | None = None
@@ -537,6 +548,7 @@ class GameService:
         version: int,
         max_turns: int = CHAIN_TURNS,
         max_seconds: float = CHAIN_SECONDS,
+        due_at: float | None = None,
     ) -> str:
         """Play the bot turn due at `version` through `submit`, then the bot turns right after it.
 
@@ -545,7 +557,9 @@ class GameService:
         person may act out of turn (the next job waits CALL_GRACE_SECONDS for them), at the end of
         the game, when someone else appended, or at the bound; then the last state is scheduled as
         after any append (one job, not one per version played). Says what happened:
-        played, stale, conflict or no_bot_to_act.
+        played, stale, conflict or no_bot_to_act. `due_at` (seconds since the epoch): when the first
+        turn became due, for the metrics (each later turn of the chain is due when the one before it
+        is stored).
         """
         loaded = self.load(game_id)
         if loaded.version != version:
@@ -571,6 +585,8 @@ class GameService:
                     # someone else appended at this version and scheduled what follows
                     return "played" if played else "conflict"
                 played += 1
+                metrics.observe_bot_turn(loaded.config.game, time.time() if due_at is None else due_at)
+                due_at = time.time()
                 loaded = self.load(game_id)
                 if loaded.version != answer["version"]:
                     return "played"  # someone else appended after us and scheduled what follows

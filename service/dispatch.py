@@ -136,6 +136,15 @@ class RQDispatcher:
         self.queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
         self.index = WaitingIndex(index_connection or connection)
 
+    def queue_depths(self) -> dict[str, int]:
+        """Jobs on the bot queue now, by state: queued, scheduled (to wait), started (running)."""
+        queue = self.queue
+        return {
+            "queued": queue.count,
+            "scheduled": queue.scheduled_job_registry.count,
+            "started": queue.started_job_registry.count,
+        }
+
     def expect(self, game_id: str, version: int) -> None:
         self.index.raise_to(game_id, version)
 
@@ -204,6 +213,12 @@ class RQDispatcher:
         failure left it, so that RQ's own clean-up does not act on the new job later."""
         self._forget(bot_job_id(game_id, version))
         return self._put(self._bot_job(game_id, version, meta), delay_seconds)
+
+    def give_back(self, job_id: str) -> None:
+        """Put a job that a worker took and then lost (its loop ended on a Redis error) back at the front
+        of the queue, out of every list and registry it was left in."""
+        self._forget(job_id)
+        self.connection.lpush(self.queue.key, job_id)
 
     def _forget(self, job_id: str) -> None:
         """Drop a job id from RQ's lists and registries (a dead worker's, a failure's, the schedule)."""

@@ -1,13 +1,16 @@
-"""GET /healthz (process up) and GET /readyz (event store reachable)."""
+"""GET /healthz (process up), GET /readyz (event store reachable) and GET /metrics (Prometheus)."""
 
 from __future__ import annotations
 
+import flask
 import marshmallow as ma
 
+from service import metrics
 from service.http import Blueprint, games
 from service.problems import store_unavailable
 
-blp = Blueprint("health", __name__, description="Liveness and readiness")
+blp = Blueprint("health", __name__, description="Liveness, readiness and metrics")
+PROMETHEUS_TEXT = "text/plain"  # version=1.0.0 of the text format, as prometheus-client sends it
 
 
 class StatusSchema(ma.Schema):
@@ -29,3 +32,19 @@ def readyz() -> dict[str, str]:
     if not games().store.ping():
         raise store_unavailable()
     return {"status": "ready"}
+
+
+@blp.route("/metrics")
+@blp.doc(
+    operationId="getMetrics",
+    responses={
+        200: {
+            "description": "Every process's samples in Prometheus's text format (see docs/operations.md)",
+            "content": {PROMETHEUS_TEXT: {"schema": {"type": "string"}}},
+        }
+    },
+)
+def get_metrics() -> flask.Response:
+    """Requests, watchers, games, the bot queue, bot turn delays, store errors and reconciler repairs."""
+    body, content_type = metrics.exposition(flask.current_app.extensions["scrape_time_metrics"])
+    return flask.Response(body, content_type=content_type)

@@ -8,6 +8,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
                         `<n>-0` for the game's n-th dispute, fields `s` = the seat, `d` = the dispute
   game:{<id>}:packed  a finished game compacted (service/packing.py): its meta and its stream in one
                       compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
+  stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
+                      counted right after the append that starts or ends a game)
 The read methods (meta, read, read_raw, wait) answer the same for a packed game as before it was packed.
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/connections.py).
@@ -28,6 +30,7 @@ from redis.client import NEVER_DECODE
 from redis.cluster import RedisCluster
 from redis.exceptions import ClusterError, SlotNotCoveredError
 
+from service import metrics
 from service.connections import StoreClient
 from service.packing import Entry, Packed, encode_record, pack, unpack
 
@@ -137,6 +140,9 @@ class StoreUnavailable(Exception):
 UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotCoveredError)
 
 
+GAME_COUNTS_KEY = "stats:games"
+
+
 class GameExists(Exception):
     """A game with this id exists already."""
 
@@ -212,6 +218,7 @@ class EventStore:
                 return bool(self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
             return bool(self._redis.ping())
         except (redis.RedisError, SlotNotCoveredError):
+            metrics.STORE_ERRORS.inc()
             return False
 
     def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
@@ -399,6 +406,15 @@ class EventStore:
         answer = self._call(self._redis.hget, _keys(game_id)[2], field)
         return str(answer) if answer is not None else None
 
+    def count_game(self, game: str, moment: str) -> None:
+        """Count a game of type `game` that has `moment` (started, finished), for the metrics."""
+        self._call(self._redis.hincrby, GAME_COUNTS_KEY, f"{moment}:{game}", 1)
+
+    def game_counts(self) -> dict[str, int]:
+        """Every count kept by count_game, as `<moment>:<game>` -> count."""
+        counts = self._call(self._redis.hgetall, GAME_COUNTS_KEY)
+        return {_text(key): int(value) for key, value in counts.items()}
+
     def _run(self, script: Any, keys: list[str], args: list[Any]) -> tuple[str, str]:
         reply = self._call(script, keys=keys, args=args)
         return _text(reply[0]), _text(reply[1])
@@ -408,6 +424,7 @@ class EventStore:
         try:
             return function(*args, **kwargs)
         except UNAVAILABLE as error:
+            metrics.STORE_ERRORS.inc()
             raise StoreUnavailable(str(error)) from error
 
 

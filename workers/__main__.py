@@ -3,19 +3,33 @@
 The RQ scheduler (a child process) moves jobs whose retry is due back to the queue; the keeper
 (three threads) beats this worker's liveness, runs the reconciler at start and every few seconds, and
 the lifecycle sweep (packing finished games, ending abandoned ones) every LIFECYCLE_SWEEP_SECONDS.
+The scheduler is asked to stop (SIGTERM, and it gives up its lock) when this process ends in any way,
+SIGKILL included, so no orphan keeps `rq:scheduler-lock:bots`. While Redis is away the worker tries
+again every second, so it serves again within about a second of Redis being back.
+
+Its metrics (bot turns, their delay, reconciler repairs, store errors) go into PROMETHEUS_MULTIPROC_DIR
+when that is set (the API on the same host serves them), else to http://0.0.0.0:$METRICS_PORT/metrics.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
+import os
+import signal
+import sys
 import time
 from types import FrameType
+from typing import Any, ClassVar
 
 import redis
+from prometheus_client import start_http_server
 from rq import Queue, SimpleWorker
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service import logs
 from service.connections import RedisSettingsError
 from service.dispatch import BOT_QUEUE
 from service.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
@@ -23,14 +37,58 @@ from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, waiting_for
 
 log = logging.getLogger("workers")
-RESTART_DELAYS = (1, 2, 3, 5)  # seconds before the worker loop starts again after an error
+RESTART_DELAYS = (0.5, 1.0)  # seconds before the worker loop starts again after an error
 STEADY_SECONDS = 60  # a worker that ran this long before its error starts again after the shortest delay
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
+
+
+class BotQueue(Queue):
+    """RQ's Queue; notes the job this process took last until its worker has seen it through."""
+
+    taken: ClassVar[str | None] = None
+
+    @classmethod
+    def dequeue_any(cls, *args: Any, **kwargs: Any) -> Any:
+        result = super().dequeue_any(*args, **kwargs)
+        if result is not None:
+            BotQueue.taken = result[0].id
+        return result
+
+
+def give_back_taken() -> None:
+    """Put a job this process took from the queue and did not see through (Redis went away meanwhile
+    and RQ's loop ended) back at the front of the queue, so that it runs as soon as Redis is back
+    rather than when the reconciler finds it stuck or abandoned. Raises a Redis error while Redis is
+    still away. A job that had played its turn already finds its version stale."""
+    if BotQueue.taken is None:
+        return
+    dispatcher().give_back(BotQueue.taken)
+    log.warning("gave the job %s back to the queue: its worker's loop ended before it was done", BotQueue.taken)
+    BotQueue.taken = None
+
+
+def release_scheduler_lock(worker: SimpleWorker | None) -> None:
+    """Give up the lock of the RQ scheduler of this process's last worker, whose loop ended: with Redis
+    away its scheduler could not give it up when it stopped, and RQ would leave the schedule unserved
+    until the lock expired (a minute) and its next maintenance pass (minutes). Raises a Redis error while
+    Redis is still away."""
+    scheduler = worker.scheduler if worker is not None else None
+    if scheduler is not None and scheduler.acquired_locks:
+        scheduler.release_locks()  # type: ignore[no-untyped-call]  # only the locks it still owns
 
 
 class BotWorker(SimpleWorker):
     """A SimpleWorker that knows whether it stopped because it was asked to."""
 
     stop_asked = False
+    max_connection_wait_time = 1.0  # between attempts to reach Redis (RQ doubles its wait up to 60 s by default)
+    queue_class = BotQueue
+
+    def perform_job(self, job: Job, queue: Queue) -> bool:
+        """Run the job and record its outcome; only then is it no longer this process's to give back."""
+        done: bool = super().perform_job(job, queue)
+        BotQueue.taken = None
+        return done
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
@@ -39,22 +97,27 @@ class BotWorker(SimpleWorker):
 
 def main() -> None:
     """Run until stopped; jobs run in this process, so its game cache stays warm."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(levelname)s %(message)s")
+    logs.configure("worker")
+    serve_metrics(os.environ.get("METRICS_PORT"))
+    os.register_at_fork(after_in_child=functools.partial(_stop_with_parent, os.getpid()))
     try:
         connection = redis.Redis.from_url(queue_url())
         lifecycle = Lifecycle(game_service(), LifecycleSettings.from_env())
     except (RedisSettingsError, LifecycleSettingsError) as error:
         raise SystemExit(f"workers: {error}") from error
-    queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
+    queue = BotQueue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
     reconciler = Reconciler(dispatcher(), functools.partial(waiting_for, game_service()))
     keeper = Keeper(dispatcher().connection, reconciler, lifecycle=lifecycle)
     failures = 0
+    last: BotWorker | None = None
     try:
         while True:
             worker: BotWorker | None = None
             started = time.monotonic()
             try:
-                worker = BotWorker([queue], connection=connection, serializer=JSONSerializer)
+                give_back_taken()
+                release_scheduler_lock(last)
+                worker = last = BotWorker([queue], connection=connection, serializer=JSONSerializer)
                 keeper.serve(worker.name)
                 worker.work(with_scheduler=True)
             except Exception:
@@ -72,6 +135,23 @@ def main() -> None:
                 break
     finally:
         keeper.stop()
+
+
+def serve_metrics(port: str | None) -> None:
+    """With METRICS_PORT, serve this worker's own metrics at http://0.0.0.0:<port>/metrics, for a worker
+    that shares no PROMETHEUS_MULTIPROC_DIR with an API on its host (its own container or machine)."""
+    if port:
+        start_http_server(int(port))
+
+
+def _stop_with_parent(parent: int) -> None:
+    """In a child this process forks (RQ's scheduler): be sent SIGTERM when the parent ends (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before the prctl
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import redis
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from service import metrics
 from service.commands import GameService
 from service.dispatch import RQDispatcher, bot_job_id, timeout_job_id
 from service.lifecycle import Lifecycle, SweepOutcome
@@ -151,6 +152,7 @@ class Reconciler:
         revived = int(job.meta.get("revived", 0)) + 1 if job is not None else 0
         status = getattr(job.get_status(refresh=False), "value", "unknown") if job is not None else "missing"
         self.dispatcher.requeue(game_id, version, {"revived": revived}, grace_seconds)
+        metrics.RECONCILER_REPAIRS.labels("bot_turn").inc()
         log.warning("reconciler: enqueued the bot turn of %s at version %s (job was %s)", game_id, version, status)
         return True
 
@@ -159,6 +161,7 @@ class Reconciler:
         if self._in_hand(self._fetch([timeout_job_id(game_id, version)])[0], look):
             return False
         self.dispatcher.reschedule_timeout(game_id, version, seconds)
+        metrics.RECONCILER_REPAIRS.labels("turn_timeout").inc()
         log.warning("reconciler: scheduled the turn timeout of %s at version %s again", game_id, version)
         return True
 

@@ -58,6 +58,7 @@ def test_openapi_describes_every_endpoint(spec: dict[str, Any]) -> None:
         "/v1/games/{game_id}/events": {"get"},
         "/healthz": {"get"},
         "/readyz": {"get"},
+        "/metrics": {"get"},
     }
     for path, methods in expected.items():
         assert path in paths, f"{path} is not in openapi.yaml"

@@ -45,7 +45,7 @@ def test_a_missing_file_is_a_404_problem(client: FlaskClient, path: str) -> None
 
 def test_the_page_is_not_part_of_the_api_document() -> None:
     paths = set(spec_dict()["paths"])
-    assert paths and all(p.startswith(("/v1/", "/healthz", "/readyz")) for p in paths), sorted(paths)
+    assert paths and all(p.startswith(("/v1/", "/healthz", "/readyz", "/metrics")) for p in paths), sorted(paths)
 
 
 def test_a_seats_view_lists_its_concrete_legal_actions(client: FlaskClient, dispatcher: RecordingDispatcher) -> None:
