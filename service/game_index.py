@@ -14,12 +14,10 @@ never a game's keys, so a Redis Cluster is fine):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from service.connections import StoreClient
-from service.store import UNAVAILABLE, StoreUnavailable
+from service.store import store_call
 
 ACTIVE_KEY = "games:active"
 FINISHED_KEY = "games:finished"
@@ -88,9 +86,4 @@ class GameIndex:
         members = self._call(self.client.zrangebyscore, key, "-inf", f"({before}", start=offset, num=limit)
         return [m.decode() if isinstance(m, bytes) else str(m) for m in members]
 
-    @staticmethod
-    def _call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except UNAVAILABLE as error:
-            raise StoreUnavailable(str(error)) from error
+    _call = staticmethod(store_call)

@@ -29,7 +29,7 @@ import flask
 
 from service.connections import StoreClient
 from service.problems import ApiError
-from service.store import UNAVAILABLE, StoreUnavailable
+from service.store import store_call
 
 DEFAULT_GAMES_PER_MINUTE = 30
 DEFAULT_READS_PER_SECOND = 20
@@ -93,10 +93,7 @@ class RateLimiter:
         """Count one request of `client_id`; 429 `rate_limited` when it is over the limit."""
         if not self.enabled:
             return
-        try:
-            count, ttl_ms = self._hit(keys=[self.key(client_id)], args=[self.window_seconds * 1000])
-        except UNAVAILABLE as error:
-            raise StoreUnavailable(str(error)) from error
+        count, ttl_ms = store_call(self._hit, keys=[self.key(client_id)], args=[self.window_seconds * 1000])
         if int(count) > self.limit:
             retry_after = max(1, math.ceil(int(ttl_ms) / 1000))
             raise ApiError(
@@ -128,10 +125,7 @@ class TokenBucket:
         """Take a token of `client_id`; 429 `rate_limited` with `Retry-After` when none is left."""
         if not self.enabled:
             return
-        try:
-            taken, wait_ms = self._take(keys=[self.key(client_id)], args=[self.rate, self.size])
-        except UNAVAILABLE as error:
-            raise StoreUnavailable(str(error)) from error
+        taken, wait_ms = store_call(self._take, keys=[self.key(client_id)], args=[self.rate, self.size])
         if not int(taken):
             retry_after = max(1, math.ceil(int(wait_ms) / 1000))
             raise ApiError(

@@ -143,6 +143,15 @@ UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotC
 GAME_COUNTS_KEY = "stats:games"
 
 
+def store_call(function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call Redis; StoreUnavailable (counted in the metrics) when it cannot be reached."""
+    try:
+        return function(*args, **kwargs)
+    except UNAVAILABLE as error:
+        metrics.STORE_ERRORS.inc()
+        raise StoreUnavailable(str(error)) from error
+
+
 class GameExists(Exception):
     """A game with this id exists already."""
 
@@ -419,13 +428,7 @@ class EventStore:
         reply = self._call(script, keys=keys, args=args)
         return _text(reply[0]), _text(reply[1])
 
-    @staticmethod
-    def _call(function: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except UNAVAILABLE as error:
-            metrics.STORE_ERRORS.inc()
-            raise StoreUnavailable(str(error)) from error
+    _call = staticmethod(store_call)
 
 
 def _encode(records: list[dict[str, Any]]) -> list[str]:
