@@ -150,6 +150,11 @@ def store_call(function: Any, *args: Any, **kwargs: Any) -> Any:
     except UNAVAILABLE as error:
         metrics.STORE_ERRORS.inc()
         raise StoreUnavailable(str(error)) from error
+    except redis.ResponseError as error:  # a script's OOM comes as a plain ResponseError
+        if not isinstance(error, redis.exceptions.OutOfMemoryError) and "OOM" not in str(error):
+            raise
+        metrics.STORE_ERRORS.inc()  # maxmemory reached under `noeviction`: Redis refused the write whole
+        raise StoreUnavailable(f"Redis is out of memory: {error}") from error
 
 
 class GameExists(Exception):
