@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from domain.verify import main
+from domain.verify import RECORD_FORMAT, main
 
 CORPUS = Path(__file__).resolve().parent.parent / "records"
 RECORDS = sorted(CORPUS.glob("*/*.json"))
@@ -43,17 +43,32 @@ def test_the_corpus_only_grows_every_record_is_pinned_and_unchanged() -> None:
     assert files == pinned()
 
 
-def test_the_old_format_corpus_covers_every_game_and_kind() -> None:
-    """Format 1 (before the nonce): each game seeded by its creator, by the server, stacked (C-5),
-    with moves the system played on a turn timeout, and with a person's own moves."""
-    old = [load(path) for path in RECORDS if path.parent.name == "cardtable-record-1"]
+@pytest.mark.parametrize("folder", ["cardtable-record-1", "cardtable-record-2"])
+def test_the_corpus_covers_every_game_and_kind_in_each_format(folder: str) -> None:
+    """Each game seeded by its creator, by the server, stacked (C-5), with moves the system played on a
+    turn timeout, and with a person's own moves; format 1 without a nonce, format 2 revealing one."""
+    records = [load(path) for path in RECORDS if path.parent.name == folder]
+    fmt = folder.replace("-record-", "-record/")
     for game in GAMES:
-        records = [r for r in old if r["game"] == game]
-        assert all(r["format"] == "cardtable-record/1" and "nonce" not in r for r in records)
-        assert {r["seed_source"] for r in records} == {"creator", "server"}, game
-        assert any(r["stacked"] and r["decks"] for r in records), game
-        assert any(e.get("reason") == "turn_timeout" for r in records for e in r["events"]), game
-        assert any(played_by_a_person(r) for r in records), game
+        mine = [r for r in records if r["game"] == game]
+        assert all(r["format"] == fmt and ("nonce" in r) is (fmt == RECORD_FORMAT) for r in mine), game
+        assert {r["seed_source"] for r in mine} == {"creator", "server"}, game
+        assert any(r["stacked"] and r["decks"] for r in mine), game
+        assert any(e.get("reason") == "turn_timeout" for r in mine for e in r["events"]), game
+        assert any(played_by_a_person(r) for r in mine), game
+
+
+def test_the_same_switch_hand_keeps_the_s9_reading_of_the_rules_it_was_played_under() -> None:
+    """S-9: seats 1 to 3 go out on 2H, 2D and a joker, leaving seat 0 alone under a draw of 9. Made in
+    rules version 1, seat 0 scores its 7 cards (70); in version 2 it first takes the 9 cards. Both verify."""
+    old, new = (
+        load(CORPUS / folder / "switch-one-left.json") for folder in ("cardtable-record-1", "cardtable-record-2")
+    )
+    assert "rules_version" not in old and new["rules_version"] == 2
+    scored = [next(e for e in r["events"] if e["type"] == "RoundScored")["data"] for r in (old, new)]
+    assert scored[0]["scores"] == [70, 0, 0, 0] and scored[0]["reason"] == scored[1]["reason"] == "one_left"
+    drew = [e["data"] for e in new["events"] if e["type"] == "LastHolderDrew"]
+    assert drew == [{"seat": 0, "pending": 9, "count": 9}] and scored[1]["scores"][0] > 70
 
 
 def played_by_a_person(record: dict[str, Any]) -> bool:
