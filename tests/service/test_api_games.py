@@ -136,6 +136,25 @@ def test_create_with_a_seed_commits_to_it_salted_and_never_echoes_it(client: Fla
     assert commitments[0] != commitments[1]
 
 
+@pytest.mark.parametrize(
+    ("game", "players", "version"), [("golf", 2, 1), ("romme", 2, 1), ("switch", 4, 2), ("go5", 2, 2)]
+)
+def test_every_game_states_the_rules_version_it_is_played_under(
+    client: FlaskClient, game: str, players: int, version: int
+) -> None:
+    """Versioned rules: the creation answer, every view, the record and the first event state the
+    game's rules version (Switch and Go5 are at 2 since S-9 and V-9)."""
+    seats = [{"kind": "human"} for _ in range(players)]
+    created = client.post("/v1/games", json={"game": game, "seats": seats}).get_json()
+    game_url = f"/v1/games/{created['id']}"
+    token = created["seats"][0]["token"]
+    assert created["rules_version"] == version
+    assert client.get(game_url).get_json()["rules_version"] == version
+    assert client.get(game_url, headers=auth(token)).get_json()["rules_version"] == version
+    record = client.get(f"{game_url}/record").get_json()
+    assert record["rules_version"] == version and record["events"][0]["data"]["rules_version"] == version
+
+
 def test_server_seeds_differ_between_games(client: FlaskClient) -> None:
     first = create_golf(client)
     second = create_golf(client)
