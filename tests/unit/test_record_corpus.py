@@ -75,3 +75,29 @@ def played_by_a_person(record: dict[str, Any]) -> bool:
     """Some event of the record is a move a person made themselves."""
     people = {seat["seat"] for seat in record["seats"] if seat["kind"] == "human"}
     return any(event["actor"] in people for event in record["events"])
+
+
+def doc_examples() -> list[tuple[str, list[str]]]:
+    """Each `$ .venv/bin/python -m domain.verify PATH` in docs/fairness-and-audit.md with the lines it shows."""
+    doc = (CORPUS.parent.parent / "docs" / "fairness-and-audit.md").read_text(encoding="utf-8")
+    examples: list[tuple[str, list[str]]] = []
+    shown: list[str] | None = None
+    for line in doc.splitlines():
+        if line.startswith("$ .venv/bin/python -m domain.verify "):
+            shown = []
+            examples.append((line.split()[-1], shown))
+        elif line.startswith(("```", "$")):
+            shown = None
+        elif shown is not None:
+            shown.append(line)
+    return examples
+
+
+def test_the_fairness_docs_show_what_the_verifier_says(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/fairness-and-audit.md: each verifier run it shows prints exactly what the doc says."""
+    examples = doc_examples()
+    assert len(examples) == 2
+    root = CORPUS.parent.parent
+    for path, shown in examples:
+        assert main([str(root / path)]) == 0
+        assert capsys.readouterr().out.splitlines() == shown
