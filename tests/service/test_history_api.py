@@ -885,10 +885,12 @@ def every_log_line() -> Iterator[LogLines]:
 
 
 class SeedWatch:
-    """Every response body in order; none may hold the seed before the first that holds SeedRevealed."""
+    """Every response body in order; none may hold the seed or the nonce before the first that holds
+    SeedRevealed."""
 
     def __init__(self) -> None:
         self.seed: str | None = None
+        self.nonce: str | None = None
         self.revealed = False
         self.seen: list[tuple[str, str]] = []
 
@@ -898,8 +900,9 @@ class SeedWatch:
         if not self.revealed:
             if "SeedRevealed" in text:
                 self.revealed = True
-            elif self.seed is not None:
-                assert self.seed not in text, f"{what} (status {response.status_code}) shows the seed: {text[:300]}"
+            for secret in (self.seed, self.nonce):
+                if secret is not None and not self.revealed:
+                    assert secret not in text, f"{what} (status {response.status_code}) shows a secret: {text[:300]}"
         return json.loads(text) if text else None
 
 
@@ -934,9 +937,9 @@ def test_the_seed_is_in_no_response_and_no_log_line_before_it_is_revealed(
         )
         gid = created["id"]
         assert created["seed_source"] == "server"
-        watch.seed = fake_redis.hget(meta_key(gid), "seed")
-        assert watch.seed and len(watch.seed) == 64
-        assert not any(watch.seed in text for _, text in watch.seen)
+        watch.seed, watch.nonce = fake_redis.hmget(meta_key(gid), "seed", "nonce")
+        assert watch.seed and len(watch.seed) == 64 and watch.nonce and len(watch.nonce) == 64
+        assert not any(watch.seed in text or watch.nonce in text for _, text in watch.seen)
         tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
         lines_before_end = 0
         for step in range(HUMAN_ACTION_CAP):
@@ -1014,7 +1017,8 @@ def test_the_seed_is_in_no_response_and_no_log_line_before_it_is_revealed(
             pytest.fail(f"the game did not end within {HUMAN_ACTION_CAP} human actions")
     assert watch.revealed, "the game ended but no response showed SeedRevealed"
     assert any(watch.seed in text for _, text in watch.seen), "the seed was never shown, even after the end"
-    leaked = [line for line in logs.lines[:lines_before_end] if watch.seed in line]
+    assert any(watch.nonce in text for _, text in watch.seen), "the nonce was never shown, even after the end"
+    leaked = [line for line in logs.lines[:lines_before_end] if watch.seed in line or watch.nonce in line]
     assert not leaked, leaked[:3]
 
 
