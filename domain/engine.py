@@ -46,8 +46,9 @@ class GameConfig:
     """Everything fixed at creation: the game, seat count, options, the secret seed and nonce (C-4)
     and the version of the game's rules it is played under.
 
-    `nonce` is None only for a game made before the nonce existed (record format 1); such a game
-    also predates versioned rules: its rules version is 1, and its events state neither.
+    `nonce` is None for a game made before the nonce existed (record format 1): its commitment is
+    the seed's own hash, and with rules version 1 its events state no rules version either (it
+    predates versioned rules). The service draws a nonce for every new game.
     """
 
     game: str
