@@ -243,7 +243,10 @@ def _opens(claimed: Any, seed: Any, nonce: Any) -> bool:
     """The seed and nonce (None: a record made before the nonce) open the claimed commitment (C-4)."""
     if not isinstance(seed, str) or not (nonce is None or isinstance(nonce, str)):
         return False
-    return bool(commitment(seed, nonce) == claimed)
+    try:
+        return bool(commitment(seed, nonce) == claimed)
+    except UnicodeEncodeError:  # a lone surrogate from the JSON: no UTF-8, so no commitment opens
+        return False
 
 
 def _failed(chain_ok: bool, failures: list[tuple[int, str]], complete: bool, replay_ok: bool | None = False) -> Verdict:
