@@ -4,7 +4,8 @@
 
 writes one record per game and kind into DIR: seeded, unseeded (a server seed), stacked (C-5),
 with turn timeouts (moves the system played for a person) and with disputes filed; and a
-crafted Switch hand that ends with one player left holding cards under a pending draw (S-9). Bots play
+crafted Switch hand that ends with one player left holding cards under a pending draw (S-9), and
+a crafted Go5 game where a joker joins a first set on the table (V-9, rules version 2 only). Bots play
 through the same command path as in production (their jobs run in-process); the person's
 moves are drawn from the seat's own legal actions.
 
@@ -28,6 +29,7 @@ from domain import engine
 from domain.shuffle import shuffle
 from service.app import create_app
 from tests.conftest import RecordingDispatcher, auth
+from tests.unit import go5_helpers
 from tests.unit.switch_helpers import build_deck
 
 KINDS = ("seeded", "unseeded", "stacked", "timeouts", "dispute")
@@ -175,12 +177,48 @@ def make_switch_one_left(table: Table) -> dict[str, Any]:
     return record
 
 
+def make_go5_joker_in_first_set(table: Table) -> dict[str, Any]:
+    """Go5, V-9: seat 1 lays its first set (three 3s) without a joker, then lays a joker off onto it,
+    which rules version 2 allows (version 1 refused it); the rest is played from the legal actions."""
+    j, junk, n3 = go5_helpers.JOKER, go5_helpers.JUNK, go5_helpers.N3
+    hands = {
+        1: [n3[0], n3[1], n3[2], j, "5-dots-blue", "6-dots-violet", junk[0]],
+        0: [n3[5], "1-zigzag-blue", "2-checks-blue", "7-dots-black", j, junk[1], junk[2]],
+    }
+    deck = go5_helpers.build_deck(2, hands, junk[10], [j, *junk[3:10]])
+    seats = [{"kind": "human", "name": f"Person {i}"} for i in range(2)]
+    created = table.create({"game": "go5", "options": {"target": 1}, "seats": seats, "decks": [deck]})
+    game_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+    stock = {"type": "draw", "from": "stock"}
+    moves: list[tuple[int, dict[str, Any]]] = [
+        (1, stock),
+        (1, {"type": "meld", "cards": n3[:3]}),
+        (1, {"type": "discard", "card": junk[0]}),
+        (0, stock),
+        (0, {"type": "discard", "card": junk[1]}),
+        (1, stock),
+        (1, {"type": "meld", "cards": [j, "5-dots-blue", "6-dots-violet"], "by": "pattern"}),
+        (1, {"type": "discard", "card": junk[4]}),
+        (0, stock),
+        (0, {"type": "discard", "card": junk[2]}),
+        (1, stock),
+        (1, {"type": "lay_off", "set": 1, "card": j}),
+    ]
+    for seat, action in moves:
+        table.act(game_id, tokens[seat], action, table.view(game_id, tokens[seat])["version"])
+    play(table, created, random.Random("go5/joker"))
+    record = table.record(game_id)
+    assert record["status"] == "finished", record["status"]
+    return record
+
+
 def records(table: Table) -> Iterator[tuple[str, dict[str, Any]]]:
     """(name, record) of every game and kind, and of the crafted games."""
     for game in SETUPS:
         for kind in KINDS:
             yield f"{game}-{kind}", make_record(table, game, kind)
     yield "switch-one-left", make_switch_one_left(table)
+    yield "go5-joker-in-first-set", make_go5_joker_in_first_set(table)
 
 
 def main(argv: list[str]) -> int:

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from domain.verify import RECORD_FORMAT, main
+from domain.chain import event_hash
+from domain.verify import RECORD_FORMAT, main, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "records"
 RECORDS = sorted(CORPUS.glob("*/*.json"))
@@ -101,3 +102,18 @@ def test_the_fairness_docs_show_what_the_verifier_says(capsys: pytest.CaptureFix
     for path, shown in examples:
         assert main([str(root / path)]) == 0
         assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_a_record_is_replayed_under_its_own_rules_version() -> None:
+    """V-9: in the Go5 record where a joker is laid off onto a first set (allowed from rules version 2),
+    the verifier passes it as version 2; relabelled as version 1 (chain redone) it fails at that lay-off."""
+    record = load(CORPUS / "cardtable-record-2" / "go5-joker-in-first-set.json")
+    assert verify(record).ok
+    lay_off = next(e for e in record["events"] if e["type"] == "CardLaidOff" and e["data"]["card"] == "joker")
+    record["rules_version"] = record["events"][0]["data"]["rules_version"] = 1
+    prev = record["seed_commitment"]
+    for event in record["events"]:
+        event["prev_hash"] = prev
+        event["hash"] = prev = event_hash(prev, event)
+    verdict = verify(record)
+    assert verdict.chain_ok and verdict.first_bad_seq == lay_off["seq"] and "(V-9)" in verdict.detail, verdict
