@@ -13,7 +13,7 @@ from domain.cards import is_card
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event, EventCatalog
 from domain.options import Action, ActionSpec, OptionSpec, parse_action, resolve_options
-from domain.shuffle import commitment, reshuffle_label, round_label, shuffle
+from domain.shuffle import SeededStream, commitment, derived_key, reshuffle_label, round_label, shuffle
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -43,18 +43,36 @@ def replaced(obj: T, **changes: Any) -> T:
 
 @dataclasses.dataclass(frozen=True)
 class GameConfig:
-    """Everything fixed at creation: the game, seat count, options and the secret seed."""
+    """Everything fixed at creation: the game, seat count, options, the secret seed and nonce (C-4)
+    and the version of the game's rules it is played under.
+
+    `nonce` is None for a game made before the nonce existed (record format 1): its commitment is
+    the seed's own hash, and with rules version 1 its events state no rules version either (it
+    predates versioned rules). The service draws a nonce for every new game.
+    """
 
     game: str
     players: int
     options: Mapping[str, Any]
     seed: str
     decks: tuple[tuple[str, ...], ...] = ()
+    rules_version: int = 1
+    nonce: str | None = None
 
     @property
     def stacked(self) -> bool:
         """True when explicit deck orders replace the shuffle for the first rounds (C-5)."""
         return bool(self.decks)
+
+    @property
+    def commitment(self) -> str:
+        """The public commitment to the seed and nonce (C-4)."""
+        return commitment(self.seed, self.nonce)
+
+    def private_stream(self, label: str) -> SeededStream:
+        """A random stream of the game's own that no one can foresee (a bot's choices): keyed by
+        bytes derived from the secret seed and nonce, never by public facts nor the seed itself."""
+        return SeededStream(derived_key(self.seed, self.nonce, label), "private")
 
     def round_deck(self, round_no: int, canonical: Sequence[str]) -> tuple[str, ...]:
         """The deck of a round, top first: a stacked deck (C-5) or the C-4 shuffle."""
@@ -69,20 +87,37 @@ class GameConfig:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class GameCreated(Event):
-    """First event of every game: public facts and the seed's commitment."""
+    """First event of every game: public facts, the seed's commitment and the rules version (None,
+    left out of the record, in games made before versioned rules: version 1)."""
 
     game: str
     players: int
     options: Mapping[str, Any]
     seed_commitment: str
     stacked: bool
+    rules_version: int | None = None
+
+    def data(self) -> dict[str, Any]:
+        return _stated(super().data(), "rules_version")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SeedRevealed(Event):
-    """Last event of every game: the seed, so anyone can re-deal every round."""
+    """Last event of every game: the seed and the nonce (C-4), so anyone can check the commitment
+    and re-deal every round (no nonce, left out of the record, in games made before it)."""
 
     seed: str
+    nonce: str | None = None
+
+    def data(self) -> dict[str, Any]:
+        return _stated(super().data(), "nonce")
+
+
+def _stated(data: dict[str, Any], optional: str) -> dict[str, Any]:
+    """An event's data without an optional field that older records do not have."""
+    if data[optional] is None:
+        del data[optional]
+    return data
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -112,6 +147,10 @@ class Game(abc.ABC, Generic[S]):
     players_rule: ClassVar[str]  # the rule id of the player range
     lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
     end_rule: ClassVar[str]  # the rule id of the game's end
+    rules_version: ClassVar[int] = 1
+    """The version of the game's rules that new games are played under. A rules change that would
+    play an old game differently bumps it, and the game module keeps the old behaviour for games
+    whose `config.rules_version` is older: a game keeps the rules it started under."""
 
     def resolve_options(self, players: int, given: Mapping[str, Any]) -> dict[str, Any]:
         """Options with defaults filled in; games override to derive and cross-check."""
@@ -259,9 +298,20 @@ def make_config(
     options: Mapping[str, Any],
     seed: str,
     decks: Sequence[Sequence[str]] = (),
+    *,
+    nonce: str | None = None,
+    rules_version: int | None = None,
 ) -> GameConfig:
-    """Validate a new game's settings (players, options, stacked decks) into a config."""
+    """Validate a game's settings (players, options, stacked decks, rules version) into a config.
+
+    `rules_version` None means the game's current rules (a new game); an older game names its own.
+    """
     game = get_game(game_id)
+    version = game.rules_version if rules_version is None else rules_version
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= game.rules_version:
+        raise InvalidInput(
+            "unknown_rules_version", f"{game.name} has rules versions 1 to {game.rules_version}, not {version!r}"
+        )
     if not game.min_players <= players <= game.max_players:
         raise RuleViolation(
             "bad_player_count",
@@ -281,17 +331,19 @@ def make_config(
                 "invalid_deck",
                 f"stacked deck {number} is not a permutation of the {len(canonical)}-card deck of this game (C-5)",
             )
-    return GameConfig(game_id, players, resolved, seed, tuple(tuple(d) for d in decks))
+    return GameConfig(game_id, players, resolved, seed, tuple(tuple(d) for d in decks), version, nonce)
 
 
 def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
     """Apply one recorded event at version + 1."""
     if isinstance(event, GameCreated):
         assert snap.version == 0, "GameCreated must be the first event"
-        assert event.seed_commitment == commitment(snap.config.seed), "seed commitment mismatch"
+        assert event.seed_commitment == snap.config.commitment, "seed commitment mismatch"
+        assert (event.rules_version or 1) == snap.config.rules_version, "rules version mismatch"
         return replaced(snap, version=1)
     if isinstance(event, SeedRevealed):
         assert snap.finished and event.seed == snap.config.seed, "seed revealed before the end or wrongly"
+        assert event.nonce == snap.config.nonce, "nonce revealed wrongly"
         return replaced(snap, version=snap.version + 1, seed_revealed=True)
     if isinstance(event, GameAbandoned):
         assert not snap.finished, "a game that has ended cannot be abandoned"
@@ -302,7 +354,7 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
 
 def _next_system_event(snap: Snapshot[S]) -> Event | None:
     if snap.finished:
-        return None if snap.seed_revealed else SeedRevealed(seed=snap.config.seed)
+        return None if snap.seed_revealed else SeedRevealed(seed=snap.config.seed, nonce=snap.config.nonce)
     return snap.game.automatic(snap.state)
 
 
@@ -323,12 +375,19 @@ def start(config: GameConfig) -> tuple[Snapshot[Any], list[Event]]:
         game=config.game,
         players=config.players,
         options=dict(config.options),
-        seed_commitment=commitment(config.seed),
+        seed_commitment=config.commitment,
         stacked=config.stacked,
+        rules_version=None if _predates_versions(config) else config.rules_version,
     )
     snap = advance(snap, created)
     snap, system_events = settle(snap)
     return snap, [created, *system_events]
+
+
+def _predates_versions(config: GameConfig) -> bool:
+    """A game made before versioned rules and the nonce came (record format 1): version 1, no nonce.
+    Its first event states no rules version; every game made since states its version."""
+    return config.nonce is None and config.rules_version == 1
 
 
 def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Snapshot[S], list[Event]]:
@@ -366,6 +425,7 @@ def fold(config: GameConfig, events: Iterable[Event]) -> Snapshot[Any]:
 def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
     framed = {
         "game": snap.config.game,
+        "rules_version": snap.config.rules_version,
         "options": dict(snap.config.options),
         "status": "finished" if snap.finished else "active",
         "version": snap.version,

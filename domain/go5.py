@@ -9,8 +9,10 @@ Choices where rules/go5.md is silent (each also in the final report):
 - A stop card (V-10) is played after the draw and before the discard; it is not the
   turn's one play (V-8). Played stop cards leave the round (`stops_out`). The skipped
   player may still call Go5; with two players the stop gives its player another turn.
-- "A player's first set" (V-9) is their first set of the round, and it never holds a
-  joker: not when laid, nor by a lay-off, nor by a swap's given card.
+- "A player's first set" (V-9) is their first set of the round. It holds no joker when
+  it is laid; once on the table a joker may join it by a lay-off, a swap's given card or
+  a Go5 call (rules version 2, V-9 as made binding). Games of rules version 1 (created
+  before) keep their reading: the first set never holds a joker, for its whole life.
 - A swap's `then.meld.cards` are the three cards of the new set, the taken card among them;
   a given joker may go into another player's set when that set stays valid.
 - A play that empties the hand ends the turn at once, without a discard (V-11), and so
@@ -223,8 +225,13 @@ class Go5State:
         return self._owned.get(seat, ())
 
     def is_first_set(self, set_: Go5Set) -> bool:
-        """V-9: the owner's first set of the round (it holds no joker)."""
+        """V-9: the owner's first set of the round (laid without a joker)."""
         return self._first_ids.get(set_.owner) == set_.id
+
+    def joker_barred(self, set_: Go5Set) -> bool:
+        """V-9: whether no joker may join this set on the table: never in rules version 2 (a first
+        set holds no joker only when laid); the owner's first set for its whole life in version 1."""
+        return self.config.rules_version < 2 and self.is_first_set(set_)
 
 
 # ---------------------------------------------------------------- events
@@ -431,11 +438,11 @@ def round_scores(state: Go5State) -> tuple[int, ...]:
 # ---------------------------------------------------------------- set checks (V-8, V-9)
 
 
-def _refusal_for_set(cards: Sequence[str], by: str, value: int | str, first: bool) -> tuple[str, str] | None:
+def _refusal_for_set(cards: Sequence[str], by: str, value: int | str, joker_barred: bool) -> tuple[str, str] | None:
     """(code, detail) when `cards` cannot form a set on feature `by` = `value`, else None."""
     if cards.count(JOKER) > 1:
         return "too_many_jokers", "a set holds at most one joker"
-    if first and JOKER in cards:
+    if joker_barred and JOKER in cards:
         return "joker_in_first_set", "a player's first set contains no joker"
     values = _FEATURE_VALUES[by]
     for card in cards:
@@ -449,7 +456,7 @@ def _refusal_for_set(cards: Sequence[str], by: str, value: int | str, first: boo
 def card_fits(state: Go5State, set_: Go5Set, card: str) -> bool:
     """True when `card` may join `set_` (V-9)."""
     cards = (*set_.cards, card)
-    return _refusal_for_set(cards, set_.by, set_.value, state.is_first_set(set_)) is None
+    return _refusal_for_set(cards, set_.by, set_.value, state.joker_barred(set_)) is None
 
 
 def new_set_feature(cards: Sequence[str], by: str | None, first: bool) -> tuple[str, int | str]:
@@ -499,6 +506,7 @@ class Go5(Game[Go5State]):
     max_players = 4
     players_rule = "V-5"
     end_rule = "V-16"
+    rules_version = 2  # 2: V-9, a joker may join a first set once it is on the table
     lowest_wins = False  # V-16: the most points wins
     options = (
         OptionSpec(
@@ -778,7 +786,7 @@ def _own_set(state: Go5State, seat: int, set_id: int, rule: str) -> Go5Set:
 
 
 def _check_joins(state: Go5State, set_: Go5Set, card: str, rule: str = "V-9") -> None:
-    refusal = _refusal_for_set((*set_.cards, card), set_.by, set_.value, state.is_first_set(set_))
+    refusal = _refusal_for_set((*set_.cards, card), set_.by, set_.value, state.joker_barred(set_))
     if refusal is not None:
         raise RuleViolation(refusal[0], refusal[1], rule)
 
@@ -825,7 +833,7 @@ def _victim_set(state: Go5State, seat: int, from_seat: int, set_id: int, take: s
     if take not in set_.cards:
         raise RuleViolation("card_not_in_set", f"set {set_id} does not hold {take}", "V-8")
     cards = tuple(give if card == take else card for card in set_.cards)
-    refusal = _refusal_for_set(cards, set_.by, set_.value, state.is_first_set(set_))
+    refusal = _refusal_for_set(cards, set_.by, set_.value, state.joker_barred(set_))
     if refusal is not None:
         raise RuleViolation("swap_breaks_set", f"set {set_id} must stay valid: {refusal[1]}", "V-8")
     return set_.with_cards(cards)
@@ -861,7 +869,7 @@ def _decide_go5(state: Go5State, seat: int, set_id: int) -> Event:
     if len(set_.cards) != FIVE - 1:
         raise RuleViolation("not_four_cards", f"set {set_id} has {len(set_.cards)} cards, not 4", "V-13")
     top = state.discard[-1]
-    refusal = _refusal_for_set((*set_.cards, top), set_.by, set_.value, state.is_first_set(set_))
+    refusal = _refusal_for_set((*set_.cards, top), set_.by, set_.value, state.joker_barred(set_))
     if refusal is not None:
         raise RuleViolation("does_not_complete", f"{top} does not complete set {set_id}: {refusal[1]}", "V-13")
     return Go5Called(actor=seat, set=set_id, card=top)
@@ -956,13 +964,13 @@ def _swaps_from(state: Go5State, seat: int, victim: Go5Set) -> list[dict[str, An
     gives = [card for card in dict.fromkeys(hand) if card == JOKER or values[card] == victim.value]
     if not gives:
         return []  # no card of the hand keeps the set valid (V-9)
-    victim_first = state.is_first_set(victim)
+    victim_barred = state.joker_barred(victim)
     actions: list[dict[str, Any]] = []
     for take in dict.fromkeys(c for c in victim.cards if c != JOKER):
         uses: tuple[list[tuple[tuple[str, ...], str]], list[dict[str, Any]]] | None = None
         for give in gives:
             cards = tuple(give if c == take else c for c in victim.cards)
-            if _refusal_for_set(cards, victim.by, victim.value, victim_first) is not None:
+            if _refusal_for_set(cards, victim.by, victim.value, victim_barred) is not None:
                 continue
             if uses is None:  # worked out once the taken card has a valid give
                 uses = _uses_of(state, seat, take)

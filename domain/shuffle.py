@@ -16,10 +16,11 @@ MAX_SEED_LENGTH = 128
 
 
 class SeededStream:
-    """Deterministic byte stream `HMAC(seed, label || 0x00 || k)` for k = 0, 1, ..."""
+    """Deterministic byte stream `HMAC(seed, label || 0x00 || k)` for k = 0, 1, ...; the seed is a
+    string (C-4) or opaque key bytes (a bot's stream, derived_key)."""
 
-    def __init__(self, seed: str, label: str) -> None:
-        self._key = seed.encode("utf-8")
+    def __init__(self, seed: str | bytes, label: str) -> None:
+        self._key = seed if isinstance(seed, bytes) else seed.encode("utf-8")
         self._prefix = label.encode("utf-8") + b"\x00"
         self._block = 0
         self._buffer = b""
@@ -72,9 +73,22 @@ def reshuffle_label(round_no: int, k: int) -> str:
     return f"round/{round_no}/reshuffle/{k}"
 
 
-def commitment(seed: str) -> str:
-    """Public commitment to a seed: hex SHA-256 of its UTF-8 bytes."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+def commitment(seed: str, nonce: str | None = None) -> str:
+    """Public commitment to a seed (C-4): hex SHA-256 of UTF-8(seed) || 0x00 || UTF-8(nonce).
+
+    A game made before the nonce existed has none: its commitment hashes the seed alone.
+    """
+    if nonce is None:
+        return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    return hashlib.sha256(seed.encode("utf-8") + b"\x00" + nonce.encode("utf-8")).hexdigest()
+
+
+def derived_key(seed: str, nonce: str | None, label: str) -> bytes:
+    """Key bytes for a stream of its own, derived from the game's secrets:
+    `HMAC-SHA256(UTF-8(seed), UTF-8(label) || 0x00 || UTF-8(nonce))`. Whoever holds them learns
+    neither the seed nor the deal, and without the seed (and nonce) no one can compute them."""
+    msg = label.encode("utf-8") + b"\x00" + (nonce or "").encode("utf-8")
+    return hmac.new(seed.encode("utf-8"), msg, hashlib.sha256).digest()
 
 
 def is_valid_seed(seed: object) -> bool:
@@ -85,7 +99,13 @@ def is_valid_seed(seed: object) -> bool:
 def new_server_seed() -> str:
     """32 bytes from the OS secure source as 64 lowercase hex digits.
 
-    The one use of the OS random source in domain/: it is how a seed is born,
+    With new_nonce, the one use of the OS random source in domain/: it is how a seed is born,
     never how a game proceeds.
     """
+    return secrets.token_bytes(32).hex()
+
+
+def new_nonce() -> str:
+    """C-4's nonce, drawn for every game whoever chose the seed: 32 bytes from the OS secure source
+    as 64 lowercase hex digits. It salts the commitment and never touches the cards."""
     return secrets.token_bytes(32).hex()

@@ -7,8 +7,11 @@ Where rules/switch.md leaves room, this module decides (and says so where it doe
   rest, reshuffling and drawing on, in one event. One reshuffle per draw at most.
 - `draw {}` with no card to draw at all ends the turn (S-8); such turns in a row by
   every player who still holds cards block the hand.
-- When fewer than two players still hold cards (the others went out on a 2 or a
-  joker, S-9), no one is left to face the pending draw and the hand ends at once.
+- When only one player still holds cards (the others went out on a 2 or a joker,
+  S-9), the hand ends at once. Rules version 2 (S-9 as made binding): that player
+  first takes the pending draw (system events: a reshuffle if the stock is short,
+  S-8, then `LastHolderDrew`), and the hand is scored with the drawn cards. Rules
+  version 1 (games created before): the hand is scored without the draw.
 - Two cards may be played only onto a pending draw (S-7); a suit is named only with
   a `J` (S-4). A drawn card that cannot be played ends the turn by itself (S-6).
 - The reshuffle happens when a draw needs it (not as soon as the stock is empty), and
@@ -170,6 +173,16 @@ class PendingDrawTaken(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class LastHolderDrew(Event):
+    """S-9 (rules version 2): the one player still holding cards took the pending draw before the hand
+    ended: `count` cards (fewer if the stock ran dry, S-8)."""
+
+    seat: int
+    pending: int
+    count: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Passed(Event):
     """S-6: the player kept the playable card they drew; the turn ends."""
 
@@ -261,6 +274,7 @@ class Switch(Game[SwitchState]):
     max_players = 10
     players_rule = "S-1"
     end_rule = "S-11"
+    rules_version = 2  # 2: S-9, the last player holding cards takes the pending draw before the hand ends
     options = (
         OptionSpec("hand_size", "cards dealt to each player (S-2)", 7, 7, 15),
         SwitchOption("match_rank", "house rule: a card may also match the top card's rank (S-4)", False),
@@ -284,6 +298,7 @@ class Switch(Game[SwitchState]):
         StockReshuffled,
         CardDrawn,
         PendingDrawTaken,
+        LastHolderDrew,
         Passed,
         RoundScored,
         GameEnded,
@@ -324,7 +339,7 @@ class Switch(Game[SwitchState]):
 
     def automatic(self, state: SwitchState) -> Event | None:
         if state.phase == HAND_OVER:
-            return _scored(state)
+            return _last_draw_step(state) if _last_holder_draws(state) else _scored(state)
         if state.phase != BETWEEN_ROUNDS:
             return None
         if state.round and max(state.totals) >= state.config.options["target"]:
@@ -350,6 +365,8 @@ class Switch(Game[SwitchState]):
             return _apply_draw(state, event)
         if isinstance(event, PendingDrawTaken):
             return _apply_pending_taken(state, event)
+        if isinstance(event, LastHolderDrew):
+            return _apply_last_draw(state, event)
         if isinstance(event, Passed):
             assert state.drawn is not None
             return _end_turn(replaced(state, drawn=None), empty=False)
@@ -521,6 +538,20 @@ def _stack_bodies(top: str, hand: Sequence[str]) -> list[dict[str, Any]]:
     return bodies
 
 
+def _last_holder_draws(state: SwitchState) -> bool:
+    """S-9 (rules version 2): the hand ended with one player holding cards under a pending draw,
+    which that player takes first. Version 1 scored the hand without the draw."""
+    return state.config.rules_version >= 2 and state.ended == ONE_LEFT and state.pending > 0
+
+
+def _last_draw_step(state: SwitchState) -> Event:
+    """S-9 / S-8: the last holder's draw; first a reshuffle if the stock cannot cover it."""
+    if len(state.stock) < state.pending and len(state.discard) > 1:
+        return StockReshuffled(reshuffle=state.reshuffles + 1)
+    (seat,) = state.holders()
+    return LastHolderDrew(seat=seat, pending=state.pending, count=min(state.pending, len(state.stock)))
+
+
 def _scored(state: SwitchState) -> RoundScored:
     scores = tuple(hand_value(hand) for hand in state.hands)
     went_out = tuple(seat for seat, hand in enumerate(state.hands) if not hand)
@@ -672,6 +703,13 @@ def _apply_pending_taken(state: SwitchState, event: PendingDrawTaken) -> SwitchS
     if len(taken.holders()) < taken.players:
         return replaced(taken, phase=HAND_OVER, ended=DRAW_TAKEN)
     return _end_turn(taken, empty=event.count == 0)
+
+
+def _apply_last_draw(state: SwitchState, event: LastHolderDrew) -> SwitchState:
+    """S-9 (rules version 2): the last holder takes the pending draw; the hand is then scored."""
+    assert _last_holder_draws(state) and state.holders() == (event.seat,) and event.pending == state.pending
+    assert event.count == min(state.pending, len(state.stock)), "the last draw takes what the stock holds"
+    return replaced(_take(state, event.seat, event.count), pending=0)
 
 
 def _apply_reshuffle(state: SwitchState, event: StockReshuffled) -> SwitchState:

@@ -1,11 +1,16 @@
 """Check a game record from scratch: `python -m domain.verify RECORD.json` (or a gzipped `.json.gz`).
 
 No Redis, no network. The checks, in order: the hash chain; that the revealed
-seed matches its commitment; then a re-run of the whole game: every round
-re-dealt from the seed (or the stacked decks), every action re-decided by the
-rules, every system step (deals, scores, the result) recomputed, and each
-compared with what the record says. A record of a running game carries no
-seed: it is checked as far as that allows, and the verdict says so.
+seed and nonce match their commitment (C-4); then a re-run of the whole game
+under the rules version it was played under: every round re-dealt from the
+seed (or the stacked decks), every action re-decided by the rules, every
+system step (deals, scores, the result) recomputed, and each compared with
+what the record says. A record of a running game carries no seed: it is
+checked as far as that allows, and the verdict says so.
+
+Record formats: `cardtable-record/2` states `rules_version` and, once the game
+has ended, reveals the `nonce`; `cardtable-record/1` (made before the nonce)
+has neither: its commitment is the seed's own hash and its rules version is 1.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ from domain.errors import DomainError
 from domain.events import SYSTEM, Event
 from domain.shuffle import commitment
 
-RECORD_FORMAT = "cardtable-record/1"
+RECORD_FORMAT = "cardtable-record/2"
+FIRST_RECORD_FORMAT = "cardtable-record/1"
+"""Records made before the nonce and versioned rules: still verified, with rules version 1."""
+RECORD_FORMATS = (FIRST_RECORD_FORMAT, RECORD_FORMAT)
 Record = Mapping[str, Any]
 
 
@@ -80,10 +88,12 @@ def check_chain(events: Sequence[Any], seed_commitment: str) -> tuple[int | None
     return None, ""
 
 
-def config_of(record: Record, seed: str) -> engine.GameConfig:
-    """The game's config as the record states it."""
+def config_of(record: Record, seed: str, nonce: str | None) -> engine.GameConfig:
+    """The game's config as the record states it (no `rules_version`: version 1)."""
     decks = tuple(tuple(deck) for deck in record.get("decks") or ())
-    return engine.make_config(record["game"], len(record["seats"]), record["options"], seed, decks)
+    version = record.get("rules_version", 1)
+    players, options = len(record["seats"]), record["options"]
+    return engine.make_config(record["game"], players, options, seed, decks, nonce=nonce, rules_version=version)
 
 
 def replay(config: engine.GameConfig, events: Sequence[Any]) -> engine.Snapshot[Any]:
@@ -197,8 +207,8 @@ def _brief(event: Mapping[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, separators=(",", ":"))[:300]
 
 
-def verify(record: Record, seed: str | None = None, redact: bool = False) -> Verdict:
-    """Every check on a record; `seed` may be given by an auditor who holds it.
+def verify(record: Record, seed: str | None = None, redact: bool = False, nonce: str | None = None) -> Verdict:
+    """Every check on a record; `seed` and `nonce` may be given by an auditor who holds them.
 
     `redact`: an auditor holding the seed of a running game says where the record departs from
     the rules but not what the rules would have given (that could show hidden cards).
@@ -214,7 +224,8 @@ def verify(record: Record, seed: str | None = None, redact: bool = False) -> Ver
     failures: list[tuple[int, str]] = [] if first_bad is None else [(first_bad, why)]
     claims = _claims(record, events)
     failures += claims
-    seed = seed if seed is not None else record.get("seed")
+    if seed is None:
+        seed, nonce = record.get("seed"), record.get("nonce")
     if seed is None:
         misfits = _fits_header(record, events)
         if failures or misfits:
@@ -226,12 +237,12 @@ def verify(record: Record, seed: str | None = None, redact: bool = False) -> Ver
     reveal = next(
         (i + 1 for i, e in enumerate(events) if isinstance(e, Mapping) and e.get("type") == "SeedRevealed"), None
     )
-    if not isinstance(seed, str) or commitment(seed) != commitment_claimed:
+    if not _opens(commitment_claimed, seed, nonce):
         where = f"event {reveal}: " if reveal else ""
         failures.append((reveal or 0, f"{where}the seed does not match its commitment"))
         return _failed(chain_ok, failures, complete=reveal is not None)
     try:
-        snap = replay(config_of(record, seed), events)
+        snap = replay(config_of(record, seed, nonce), events)
     except Mismatch as error:
         detail = f"event {error.seq} departs from what the rules give" if redact else error.detail
         return _failed(chain_ok, [*failures, (error.seq, detail)], complete=reveal is not None)
@@ -253,6 +264,16 @@ def verify(record: Record, seed: str | None = None, redact: bool = False) -> Ver
         return Verdict(True, True, None, detail, complete=False)
     result = engine.view(snap, None).get("result")
     return Verdict(True, True, None, f"every check passed ({len(events)} events, game finished)", True, result)
+
+
+def _opens(claimed: Any, seed: Any, nonce: Any) -> bool:
+    """The seed and nonce (None: a record made before the nonce) open the claimed commitment (C-4)."""
+    if not isinstance(seed, str) or not (nonce is None or isinstance(nonce, str)):
+        return False
+    try:
+        return bool(commitment(seed, nonce) == claimed)
+    except UnicodeEncodeError:  # a lone surrogate from the JSON: no UTF-8, so no commitment opens
+        return False
 
 
 def _failed(chain_ok: bool, failures: list[tuple[int, str]], complete: bool, replay_ok: bool | None = False) -> Verdict:
@@ -289,6 +310,7 @@ def _fits_header(record: Record, events: Sequence[Any]) -> list[tuple[int, str]]
             "options": dict(record["options"]),
             "seed_commitment": record["seed_commitment"],
             "stacked": bool(record.get("stacked")),
+            "rules_version": record.get("rules_version", 1),  # missing: 1, in the record as in its first event
         }
     except (DomainError, KeyError, TypeError, ValueError) as error:
         return [(1, f"event 1: the record's game, seats or options: {error}")]
@@ -308,7 +330,7 @@ def _fits_header(record: Record, events: Sequence[Any]) -> list[tuple[int, str]]
             return [(seq, f"event {seq}: not a {game.id} event: {error}")]
         if (seq == 1) != isinstance(built, engine.GameCreated):
             return [(seq, f"event {seq}: a game's first event, and only that, is GameCreated")]
-        if seq == 1 and canonical_json(built.data()) != canonical_json(header):
+        if seq == 1 and canonical_json({"rules_version": 1, **built.data()}) != canonical_json(header):
             return [(1, f"event 1: GameCreated says {_brief(built.data())}, the record {_brief(header)}")]
         if isinstance(built, engine.SeedRevealed):
             return [(seq, f"event {seq}: the seed is revealed in the events, but the record holds no seed")]
@@ -334,9 +356,9 @@ def main(argv: Sequence[str]) -> int:
     except (OSError, EOFError, ValueError) as error:
         print(f"cannot read the record: {error}", file=sys.stderr)
         return 2
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+    if not isinstance(record, dict) or record.get("format") not in RECORD_FORMATS:
         found = record.get("format") if isinstance(record, dict) else type(record).__name__
-        print(f"not a {RECORD_FORMAT} record (found {found!r})", file=sys.stderr)
+        print(f"not a {' or '.join(RECORD_FORMATS)} record (found {found!r})", file=sys.stderr)
         return 2
     verdict = verify(record)
     print(json.dumps(verdict.as_dict(), indent=2))

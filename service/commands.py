@@ -21,7 +21,7 @@ from domain.bots.expert import budget_for
 from domain.chain import canonical_json, chain_records, record_actor
 from domain.errors import DomainError
 from domain.events import Event
-from domain.shuffle import SeededStream, is_valid_seed, new_server_seed
+from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service import metrics
 from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.game_index import GameIndex, epoch_of
@@ -162,7 +162,9 @@ class GameService:
             for i, s in enumerate(seats)
         )
         try:
-            config = engine.make_config(game, len(seat_list), options, seed or new_server_seed(), decks)
+            config = engine.make_config(
+                game, len(seat_list), options, seed or new_server_seed(), decks, nonce=new_nonce()
+            )
             snap, events = engine.start(config)
         except DomainError as error:
             raise from_domain(error) from error
@@ -188,6 +190,8 @@ class GameService:
             "tokens": json.dumps(digests),
             "options": json.dumps(dict(config.options)),
             "seed": config.seed,
+            **({"nonce": config.nonce} if config.nonce is not None else {}),
+            "rules_version": str(config.rules_version),
             "seed_source": seed_source,
             "decks": json.dumps([list(d) for d in config.decks]),
             "created_at": records[0]["at"],
@@ -214,6 +218,7 @@ class GameService:
             "id": game_id,
             "game": config.game,
             "version": snap.version,
+            "rules_version": config.rules_version,
             "seed_commitment": commitment,
             "seed_source": seed_source,
             "stacked": config.stacked,
@@ -287,6 +292,8 @@ class GameService:
             options=json.loads(meta["options"]),
             seed=meta["seed"],
             decks=tuple(tuple(d) for d in json.loads(meta["decks"])),
+            rules_version=int(meta.get("rules_version", 1)),  # a game made before versioned rules: 1
+            nonce=meta.get("nonce"),  # None for a game made before the nonce (C-4)
         )
         game = engine.get_game(config.game)
         snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
@@ -572,7 +579,7 @@ class GameService:
                 if bot is None or bot.level is None or (played and loaded.person_may_call()):
                     break
                 view = engine.view(loaded.snap, bot.seat)
-                rng = SeededStream(f"bot/{game_id}", f"{loaded.version}/{bot.seat}")
+                rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
                 budget = budget_for(bot.think_ms, time.monotonic)
                 action = choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
                 try:

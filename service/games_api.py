@@ -76,6 +76,9 @@ class SeatCreatedSchema(ma.Schema):
 class GameCreatedSchema(ma.Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
+    rules_version = ma.fields.Integer(
+        required=True, metadata={"description": "the version of the game's rules it is played under"}
+    )
     version = ma.fields.Integer(required=True)
     seed_commitment = ma.fields.String(required=True)
     seed_source = ma.fields.String(required=True, validate=validate.OneOf(["server", "creator"]))
@@ -96,6 +99,9 @@ class SeatViewSchema(ma.Schema):
 class GameViewSchema(ma.Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
+    rules_version = ma.fields.Integer(
+        required=True, metadata={"description": "the version of the game's rules it is played under"}
+    )
     stacked = ma.fields.Boolean(required=True)
     status = ma.fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
     version = ma.fields.Integer(required=True)

@@ -9,8 +9,7 @@ from typing import Any
 
 from domain import engine
 from domain.chain import record_actor
-from domain.shuffle import commitment
-from domain.verify import RECORD_FORMAT, verify
+from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.commands import GameService, LoadedGame
 from service.problems import ApiError
 
@@ -58,7 +57,7 @@ class GameHistory:
     def _record(self, loaded: LoadedGame, records: list[Any]) -> dict[str, Any]:
         config = loaded.config
         out: dict[str, Any] = {
-            "format": RECORD_FORMAT,
+            **_format(config),
             "id": loaded.id,
             "game": config.game,
             "options": dict(config.options),
@@ -73,6 +72,8 @@ class GameHistory:
         }
         if loaded.snap.finished:
             out["seed"] = config.seed
+            if config.nonce is not None:
+                out["nonce"] = config.nonce
             out["decks"] = [list(deck) for deck in config.decks]
         return out
 
@@ -95,17 +96,17 @@ class GameHistory:
     def _audit(header: LoadedGame, records: list[Any]) -> dict[str, Any]:
         config = header.config
         record = {
-            "format": RECORD_FORMAT,
+            **_format(config),
             "game": config.game,
             "options": dict(config.options),
             "seats": [s.public() for s in header.seats],
             "stacked": config.stacked,
             "decks": [list(deck) for deck in config.decks],
-            "seed_commitment": commitment(config.seed),  # the true one, whatever the stream says
+            "seed_commitment": config.commitment,  # the true one, whatever the stream says
             "events": records,
         }  # no `version` or `status`: the stream itself is what is checked
         running = not any(isinstance(r, dict) and r.get("type") == "SeedRevealed" for r in records)
-        return verify(record, seed=config.seed, redact=running).as_dict()
+        return verify(record, seed=config.seed, redact=running, nonce=config.nonce).as_dict()
 
     # ------------------------------------------------------------ disputes
 
@@ -228,6 +229,14 @@ def fold_records(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:
             f"the stored events 1 to {len(records)} of this game do not replay ({type(error).__name__}); "
             "GET its /audit for the first bad event",
         ) from error
+
+
+def _format(config: engine.GameConfig) -> dict[str, Any]:
+    """A record's format, and its rules version where the format states one: a game made before
+    the nonce keeps the format it was made in (no nonce, no rules version: version 1)."""
+    if config.nonce is None:
+        return {"format": FIRST_RECORD_FORMAT}
+    return {"format": RECORD_FORMAT, "rules_version": config.rules_version}
 
 
 def _commitment(records: list[Any]) -> str:

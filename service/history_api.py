@@ -31,9 +31,15 @@ class ReplaySchema(GameViewSchema):
 
 
 class RecordSchema(ma.Schema):
-    format = ma.fields.String(required=True, metadata={"description": "cardtable-record/1"})
+    format = ma.fields.String(
+        required=True,
+        metadata={"description": "cardtable-record/2; cardtable-record/1 for a game made before the nonce"},
+    )
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
+    rules_version = ma.fields.Integer(
+        metadata={"description": "the version of the game's rules it was played under; missing: 1"}
+    )
     options = ma.fields.Dict(required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
     stacked = ma.fields.Boolean(required=True)
@@ -43,6 +49,9 @@ class RecordSchema(ma.Schema):
     version = ma.fields.Integer(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seed = ma.fields.String(metadata={"description": "only once the game has ended"})
+    nonce = ma.fields.String(
+        metadata={"description": "only once the game has ended; none in a game made before the nonce (C-4)"}
+    )
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
     events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
 

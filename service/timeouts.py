@@ -14,7 +14,6 @@ from typing import Any
 
 from domain import engine
 from domain.bots import choose_action
-from domain.shuffle import SeededStream
 from service.commands import GameService, LoadedGame
 from service.problems import ApiError
 
@@ -27,7 +26,7 @@ def timeout_action(loaded: LoadedGame, seat: int) -> dict[str, Any]:
     """The move the `greedy` policy makes for `seat`, from that seat's own view."""
     view = engine.view(loaded.snap, seat)
     legal = engine.legal_actions(loaded.snap, seat)
-    rng = SeededStream(f"timeout/{loaded.id}", f"{loaded.version}/{seat}")
+    rng = loaded.config.private_stream(f"timeout/{seat}/{loaded.version}")
     return choose_action(loaded.config.game, TIMEOUT_LEVEL, view, legal, rng)
 
 

@@ -15,7 +15,8 @@ from domain.events import Event
 
 
 class EngineTable:
-    """One game of `GAME` (default `PLAYERS` seats, seed "<game>-test"), its snapshot and events."""
+    """One game of `GAME` (default `PLAYERS` seats, seed "<game>-test", the current rules unless
+    `rules_version` says otherwise), its snapshot and events."""
 
     GAME: ClassVar[str]
     PLAYERS: ClassVar[int] = 2
@@ -27,9 +28,12 @@ class EngineTable:
         *,
         decks: Sequence[Sequence[str]] = (),
         seed: str | None = None,
+        rules_version: int | None = None,
     ) -> None:
         players = self.PLAYERS if players is None else players
-        self.config = engine.make_config(self.GAME, players, dict(options or {}), seed or f"{self.GAME}-test", decks)
+        seed = seed or f"{self.GAME}-test"
+        options = dict(options or {})
+        self.config = engine.make_config(self.GAME, players, options, seed, decks, rules_version=rules_version)
         self.snap, self.events = engine.start(self.config)
 
     def act(self, seat: int, action: Mapping[str, Any]) -> list[Event]:

@@ -68,12 +68,14 @@ def sub_seed(rng: SeededStream) -> str:
 
 
 def world_config(view: Mapping[str, Any], rng: SeededStream) -> engine.GameConfig:
-    """The config of a sampled world: the game's public settings and a seed of the bot's own."""
+    """The config of a sampled world: the game's public settings, its rules version and a seed of the
+    bot's own."""
     return engine.GameConfig(
         game=view["game"],
         players=len(view["scores"]),
         options=dict(view["options"]),
         seed=sub_seed(rng),
+        rules_version=int(view["rules_version"]),
     )
 
 

@@ -76,6 +76,7 @@ class Seen:
     totals: tuple[int, ...]
     turn: int | None
     values: Mapping[str, int]
+    rules_version: int
 
     def value(self, card: str) -> int:
         """V-4 with the game's options."""
@@ -84,16 +85,16 @@ class Seen:
     def sets_of(self, seat: int) -> list[Mapping[str, Any]]:
         return [s for s in self.sets if s["owner"] == seat]
 
-    def is_first(self, set_: Mapping[str, Any]) -> bool:
-        """V-9: the owner's first set (no joker joins it)."""
-        return bool(min(s["id"] for s in self.sets_of(set_["owner"])) == set_["id"])
+    def joker_barred(self, set_: Mapping[str, Any]) -> bool:
+        """V-9: no joker joins the owner's first set in rules version 1; in version 2 any set may take one."""
+        return self.rules_version < 2 and bool(min(s["id"] for s in self.sets_of(set_["owner"])) == set_["id"])
 
     def fits(self, set_: Mapping[str, Any], card: str) -> bool:
         """True when `card` may join `set_` (V-9)."""
         if len(set_["cards"]) >= 5:
             return False
         if card == JOKER:
-            return not set_["joker"] and not self.is_first(set_)
+            return not set_["joker"] and not self.joker_barred(set_)
         return bool(feature_value(card, set_["feature"]) == set_["value"])
 
 
@@ -112,6 +113,7 @@ def read(view: Mapping[str, Any]) -> Seen:
         totals=tuple(int(s) for s in view["scores"]),
         turn=table["turn"],
         values=card_values(pattern_values, joker_value),
+        rules_version=int(view["rules_version"]),
     )
 
 

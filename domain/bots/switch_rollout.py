@@ -100,6 +100,8 @@ class RolloutTable:
         self.empty_turns = 0
         last = rank_of(cards[-1])
         if (not hand and last not in PENDING_ADDS) or self.holders() < 2:
+            if self.holders() == 1 and self.pending and self.config.rules_version >= 2:
+                self._take_last_draw()
             self.over = True
             return
         self.turn = self._next_holder(seat, skip=1 if last == "8" else 0)
@@ -137,6 +139,12 @@ class RolloutTable:
             self.over = True
         else:
             self._end_turn(empty=count == 0)
+
+    def _take_last_draw(self) -> None:
+        """S-9, rules version 2 (`_last_draw_step`): the one player left holding cards takes the pending draw."""
+        (seat,) = [seat for seat, hand in enumerate(self.hands) if hand]
+        self._take(seat, self._available(self.pending))
+        self.pending = 0
 
     def _end_turn(self, empty: bool) -> None:
         """S-8 (`_end_turn`): an empty turn of every holder in a row blocks the hand."""

@@ -41,7 +41,7 @@ def test_person_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_w
     assert status == 201, created
     game_url = f"{api_url}/v1/games/{created['id']}"
     token = created["seats"][0]["token"]
-    assert created["seed_commitment"] == commitment("table-5")
+    assert created["seed_commitment"] != commitment("table-5")  # salted by the secret nonce (C-4)
 
     moves = 0
     while True:
@@ -66,6 +66,7 @@ def test_person_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_w
     status, page = call("GET", f"{game_url}/events?after=0")
     events = page["events"]
     assert events[-1]["type"] == "SeedRevealed" and events[-1]["data"]["seed"] == "table-5"
+    assert commitment("table-5", events[-1]["data"]["nonce"]) == created["seed_commitment"]
     assert {e["actor"] for e in events} >= {0, 1, 2, 3, "system"}, "every seat acted"
     types = {e["type"] for e in events}
     assert {"SetMelded", "CardDiscarded", "RoundScored", "GameEnded"} <= types

@@ -43,7 +43,7 @@ def test_human_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_wo
     assert status == 201, created
     game_url = f"{api_url}/v1/games/{created['id']}"
     token = created["seats"][0]["token"]
-    assert created["seed_commitment"] == commitment("table-7")
+    assert created["seed_commitment"] != commitment("table-7")  # salted by the secret nonce (C-4)
 
     status, first = call("GET", game_url, headers=bearer(token))
     deck = shuffle(canonical_deck(), "table-7", "round/1")
@@ -76,6 +76,7 @@ def test_human_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_wo
     status, page = call("GET", f"{game_url}/events?after=0")
     events = page["events"]
     assert events[-1]["type"] == "SeedRevealed" and events[-1]["data"]["seed"] == "table-7"
+    assert commitment("table-7", events[-1]["data"]["nonce"]) == created["seed_commitment"]
     assert [e["type"] for e in events].count("RoundScored") == 3
     assert {e["actor"] for e in events} >= {0, 1, 2, 3, "system"}, "every seat acted"
     assert_record_and_audit_pass(game_url)

@@ -65,7 +65,8 @@ def test_human_against_two_greedy_bots_plays_to_the_end(stack: Stack, stack_work
     body = {"game": "romme", "seats": seats, "seed": SEED, "options": {"target": TARGET}}
     status, created = call("POST", f"{api_url}/v1/games", body)
     assert status == 201, created
-    assert created["seed_commitment"] == commitment(SEED) and created["stacked"] is False
+    assert created["seed_commitment"] != commitment(SEED)  # salted by the secret nonce (C-4)
+    assert created["stacked"] is False
     game_url = f"{api_url}/v1/games/{created['id']}"
     token = created["seats"][0]["token"]
 
@@ -99,6 +100,7 @@ def test_human_against_two_greedy_bots_plays_to_the_end(stack: Stack, stack_work
     status, page = call("GET", f"{game_url}/events?after=0")
     events = page["events"]
     assert events[-1]["type"] == "SeedRevealed" and events[-1]["data"]["seed"] == SEED
+    assert commitment(SEED, events[-1]["data"]["nonce"]) == created["seed_commitment"]
     assert {e["actor"] for e in events} >= {0, 1, 2, "system"}, "every seat acted"
     assert sum(1 for e in events if e["type"] == "RoundScored") >= 1
     assert [e["type"] for e in events if e["type"] == "DeckCut"], "every round was cut"

@@ -35,7 +35,7 @@ def test_human_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_wo
     assert status == 201, created
     game_url = f"{api_url}/v1/games/{created['id']}"
     token = created["seats"][0]["token"]
-    assert created["seed_commitment"] == commitment("switch-7")
+    assert created["seed_commitment"] != commitment("switch-7")  # salted by the secret nonce (C-4)
 
     status, first = call("GET", game_url, headers=bearer(token))
     deck = shuffle(canonical(), "switch-7", "round/1")
@@ -63,6 +63,7 @@ def test_human_against_three_greedy_bots_plays_to_the_end(stack: Stack, stack_wo
     status, page = call("GET", f"{game_url}/events?after=0")
     events = page["events"]
     assert events[-1]["type"] == "SeedRevealed" and events[-1]["data"]["seed"] == "switch-7"
+    assert commitment("switch-7", events[-1]["data"]["nonce"]) == created["seed_commitment"]
     assert events[-2]["type"] == "GameEnded"
     assert {e["actor"] for e in events} >= {0, 1, 2, 3, "system"}, "every seat acted"
     assert_record_and_audit_pass(game_url)

@@ -116,18 +116,43 @@ def test_create_returns_201_location_and_tokens_for_humans_only(client: FlaskCli
     assert view.status_code == 200 and view.get_json()["version"] == created["version"]
 
 
-def test_create_with_a_seed_commits_to_it_and_never_echoes_it(client: FlaskClient) -> None:
-    seed = "my-own-seed-4711"
-    response = client.post("/v1/games", json={"game": "golf", "seats": TWO_HUMANS, "seed": seed})
-    created = response.get_json()
-    assert response.status_code == 201
-    assert created["seed_source"] == "creator"
-    assert created["seed_commitment"] == sha256_hex(seed)
-    assert seed not in response.get_data(as_text=True)
-    events = all_events(client, created["id"])
-    assert events[0]["type"] == "GameCreated"
-    assert events[0]["data"]["seed_commitment"] == sha256_hex(seed)
-    assert seed not in json.dumps(events)
+def test_create_with_a_seed_commits_to_it_salted_and_never_echoes_it(client: FlaskClient) -> None:
+    """C-4: a person's short seed such as 4711 is salted by a secret nonce drawn for every game, so
+    its public commitment is not sha256("4711") and differs between two games with that seed."""
+    seed = "4711"
+    commitments = []
+    for _ in range(2):
+        response = client.post("/v1/games", json={"game": "golf", "seats": TWO_HUMANS, "seed": seed})
+        created = response.get_json()
+        assert response.status_code == 201
+        assert created["seed_source"] == "creator" and HEX64.match(created["seed_commitment"])
+        assert created["seed_commitment"] != sha256_hex(seed)
+        assert seed not in response.get_data(as_text=True)
+        events = all_events(client, created["id"])
+        assert events[0]["type"] == "GameCreated"
+        assert events[0]["data"]["seed_commitment"] == created["seed_commitment"]
+        assert seed not in json.dumps(events)
+        commitments.append(created["seed_commitment"])
+    assert commitments[0] != commitments[1]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "version"), [("golf", 2, 1), ("romme", 2, 1), ("switch", 4, 2), ("go5", 2, 2)]
+)
+def test_every_game_states_the_rules_version_it_is_played_under(
+    client: FlaskClient, game: str, players: int, version: int
+) -> None:
+    """Versioned rules: the creation answer, every view, the record and the first event state the
+    game's rules version (Switch and Go5 are at 2 since S-9 and V-9)."""
+    seats = [{"kind": "human"} for _ in range(players)]
+    created = client.post("/v1/games", json={"game": game, "seats": seats}).get_json()
+    game_url = f"/v1/games/{created['id']}"
+    token = created["seats"][0]["token"]
+    assert created["rules_version"] == version
+    assert client.get(game_url).get_json()["rules_version"] == version
+    assert client.get(game_url, headers=auth(token)).get_json()["rules_version"] == version
+    record = client.get(f"{game_url}/record").get_json()
+    assert record["rules_version"] == version and record["events"][0]["data"]["rules_version"] == version
 
 
 def test_server_seeds_differ_between_games(client: FlaskClient) -> None:
@@ -522,8 +547,9 @@ def test_whole_game_through_the_api(
     assert events[-2]["data"]["totals"] == totals and events[-2]["data"]["winners"] == result["winners"]
     revealed = events[-1]
     assert revealed["actor"] == "system"
-    seed = revealed["data"]["seed"]
-    assert sha256_hex(seed) == created["seed_commitment"]
+    seed, nonce = revealed["data"]["seed"], revealed["data"]["nonce"]
+    assert sha256_hex(f"{seed}\x00{nonce}") == created["seed_commitment"]  # C-4
+    assert HEX64.match(nonce) and all(nonce not in json.dumps(e) for e in events[:-1])
     if "seed" in extra:
         assert seed == extra["seed"] and created["seed_source"] == "creator"
     else:

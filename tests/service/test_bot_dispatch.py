@@ -288,7 +288,8 @@ def test_a_chain_stops_at_its_time_bound_after_one_turn(service: GameService, qu
 
 
 def test_chained_and_unchained_bots_play_the_same_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("service.commands.secrets.token_urlsafe", lambda size: "same-game-id")  # bots seed on it
+    monkeypatch.setattr("service.commands.secrets.token_urlsafe", lambda size: "same-game-id")
+    monkeypatch.setattr("service.commands.new_nonce", lambda: "0" * 64)  # the bots' streams are keyed by the secrets
     records = []
     for chain in (1, 50):
         one = make_service(fakeredis.FakeServer())

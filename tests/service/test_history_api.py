@@ -35,7 +35,7 @@ from domain import engine
 from domain.verify import RECORD_FORMAT, verify
 from service.app import create_app
 from tests.conftest import RecordingDispatcher, auth
-from tests.service.helpers import assert_problem, check_chain, deal_index, sha256_hex
+from tests.service.helpers import HEX64, assert_problem, check_chain, deal_index, sha256_hex
 from tests.unit.test_verify import (
     STREAM_TAMPERS,
     TAMPERS,
@@ -390,7 +390,8 @@ def test_a_finished_games_record_passes_the_verifier_and_its_cli(
 ) -> None:
     game_id = finished_bot_game(client, fake_redis, dispatcher, scenario)
     record = get_json(client, f"/v1/games/{game_id}/record")
-    assert record["format"] == RECORD_FORMAT == "cardtable-record/1"
+    assert record["format"] == RECORD_FORMAT == "cardtable-record/2"
+    assert record["rules_version"] == {"switch": 2, "go5": 2}.get(scenario.game, 1)
     assert record["status"] == "finished" and record["version"] == len(record["events"])
     assert record["game"] == scenario.game and record["id"] == game_id
     assert all("token" not in seat for seat in record["seats"])
@@ -416,18 +417,20 @@ def test_the_first_event_commits_to_the_seed_and_the_last_reveals_it(
     client: FlaskClient, fake_redis: Any, dispatcher: RecordingDispatcher, scenario: Scenario
 ) -> None:
     game_id = finished_bot_game(client, fake_redis, dispatcher, scenario)
-    seed = fake_redis.hget(meta_key(game_id), "seed")
-    commitment = sha256_hex(seed)
+    seed, nonce = fake_redis.hmget(meta_key(game_id), "seed", "nonce")
+    assert HEX64.match(nonce)
+    commitment = sha256_hex(f"{seed}\x00{nonce}")  # C-4: salted by the nonce
     record = get_json(client, f"/v1/games/{game_id}/record")
     events = record["events"]
-    assert record["seed_commitment"] == commitment and record["seed"] == seed
+    assert record["seed_commitment"] == commitment and record["seed"] == seed and record["nonce"] == nonce
     assert events[0]["type"] == "GameCreated" and events[0]["data"]["seed_commitment"] == commitment
     assert events[0]["prev_hash"] == commitment
     check_chain(events, commitment)
     assert [e["type"] for e in events].count("SeedRevealed") == 1
     assert events[-1]["type"] == "SeedRevealed" and events[-1]["actor"] == "system"
-    assert events[-1]["data"] == {"seed": seed}
+    assert events[-1]["data"] == {"seed": seed, "nonce": nonce}
     assert not [e["seq"] for e in events[:-1] if seed in json.dumps(e)], "the seed shows before its reveal"
+    assert not [e["seq"] for e in events[:-1] if nonce in json.dumps(e)], "the nonce shows before its reveal"
     assert get_json(client, f"/v1/games/{game_id}/events")["events"] == events
 
 
@@ -791,7 +794,7 @@ def test_a_running_games_record_has_no_seed_and_no_decks_and_verifies_as_incompl
     assert response.status_code == 200 and seed not in response.get_data(as_text=True)
     record = response.get_json()
     assert record["status"] == "active" and record["stacked"] is True
-    assert "seed" not in record and "decks" not in record
+    assert "seed" not in record and "decks" not in record and "nonce" not in record
     assert record["format"] == RECORD_FORMAT and record["version"] == len(record["events"]) >= 2
     assert record["seed_commitment"] == created["seed_commitment"]
     verdict = verify(record)
@@ -882,10 +885,12 @@ def every_log_line() -> Iterator[LogLines]:
 
 
 class SeedWatch:
-    """Every response body in order; none may hold the seed before the first that holds SeedRevealed."""
+    """Every response body in order; none may hold the seed or the nonce before the first that holds
+    SeedRevealed."""
 
     def __init__(self) -> None:
         self.seed: str | None = None
+        self.nonce: str | None = None
         self.revealed = False
         self.seen: list[tuple[str, str]] = []
 
@@ -895,8 +900,9 @@ class SeedWatch:
         if not self.revealed:
             if "SeedRevealed" in text:
                 self.revealed = True
-            elif self.seed is not None:
-                assert self.seed not in text, f"{what} (status {response.status_code}) shows the seed: {text[:300]}"
+            for secret in (self.seed, self.nonce):
+                if secret is not None and not self.revealed:
+                    assert secret not in text, f"{what} (status {response.status_code}) shows a secret: {text[:300]}"
         return json.loads(text) if text else None
 
 
@@ -931,9 +937,9 @@ def test_the_seed_is_in_no_response_and_no_log_line_before_it_is_revealed(
         )
         gid = created["id"]
         assert created["seed_source"] == "server"
-        watch.seed = fake_redis.hget(meta_key(gid), "seed")
-        assert watch.seed and len(watch.seed) == 64
-        assert not any(watch.seed in text for _, text in watch.seen)
+        watch.seed, watch.nonce = fake_redis.hmget(meta_key(gid), "seed", "nonce")
+        assert watch.seed and len(watch.seed) == 64 and watch.nonce and len(watch.nonce) == 64
+        assert not any(watch.seed in text or watch.nonce in text for _, text in watch.seen)
         tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
         lines_before_end = 0
         for step in range(HUMAN_ACTION_CAP):
@@ -1011,7 +1017,8 @@ def test_the_seed_is_in_no_response_and_no_log_line_before_it_is_revealed(
             pytest.fail(f"the game did not end within {HUMAN_ACTION_CAP} human actions")
     assert watch.revealed, "the game ended but no response showed SeedRevealed"
     assert any(watch.seed in text for _, text in watch.seen), "the seed was never shown, even after the end"
-    leaked = [line for line in logs.lines[:lines_before_end] if watch.seed in line]
+    assert any(watch.nonce in text for _, text in watch.seen), "the nonce was never shown, even after the end"
+    leaked = [line for line in logs.lines[:lines_before_end] if watch.seed in line or watch.nonce in line]
     assert not leaked, leaked[:3]
 
 

@@ -118,10 +118,11 @@ class Table(EngineTable):
         *,
         later_decks: Sequence[Sequence[str]] = (),
         seed: str = "go5-test",
+        rules_version: int | None = None,
     ) -> Table:
         """A game whose first round (dealer: seat 0) deals exactly these cards."""
         deck = build_deck(players, hands, discard, stock)
-        return cls(players, options, decks=[deck, *later_decks], seed=seed)
+        return cls(players, options, decks=[deck, *later_decks], seed=seed, rules_version=rules_version)
 
     # ---- actions
 
@@ -211,7 +212,7 @@ JUNK = [
 ]
 
 
-def sets_table() -> Table:
+def sets_table(rules_version: int | None = None) -> Table:
     """Two players; seat 1 lays its first set (3s by number), then a second set with a joker (dots).
 
     Returns the table at seat 0's second turn, before its draw. Seat 1 keeps the joker it drew.
@@ -221,7 +222,7 @@ def sets_table() -> Table:
         0: [N3[5], "1-zigzag-blue", "2-checks-blue", "7-dots-black", JOKER, JUNK[1], JUNK[2]],
     }
     stock = [JOKER, JUNK[3], JUNK[4], JUNK[5], JUNK[6], JUNK[7], JUNK[8], JUNK[9]]
-    table = Table.stacked(2, hands, discard=JUNK[10], stock=stock)
+    table = Table.stacked(2, hands, discard=JUNK[10], stock=stock, rules_version=rules_version)
     table.draw(1)  # the third joker
     table.meld(1, N3[:3])
     table.discard(1, JUNK[0])
@@ -291,20 +292,23 @@ def five_round(
     return table
 
 
-def claim_table(last: str = N3[4], *, stop_for_seat2: bool = False, before_last: bool = False) -> Table:
-    """Three players (order 1, 2, 0). Seat 1 builds a 4-set of 3s, seat 0 a 4-set of zigzags; then
-    seat 2 discards `last`. 3-zigzag-black completes both sets; 3-stars-red only seat 1's.
+def claim_table(
+    last: str = N3[4], *, stop_for_seat2: bool = False, before_last: bool = False, rules_version: int | None = None
+) -> Table:
+    """Three players (order 1, 2, 0). Seat 1 builds a 4-set of 3s, seat 0 a 4-set of zigzags (each
+    seat's first set); then seat 2 discards `last`. 3-zigzag-black completes both sets; 3-stars-red
+    only seat 1's; a joker (seat 2 holds one in place of 3-zigzag-black) both, from rules version 2 (V-9).
 
     `stop_for_seat2`: seat 2's last draw meets a stop card first (V-6). `before_last`: stop after
     that draw, before seat 2's last discard.
     """
     hands = {
         1: [*N3[:4], JUNK[0], JUNK[1], JUNK[2]],
-        2: [N3[4], N3[5], JUNK[3], JUNK[4], JUNK[5], JUNK[6], JUNK[7]],
+        2: [JOKER if last == JOKER else N3[4], N3[5], JUNK[3], JUNK[4], JUNK[5], JUNK[6], JUNK[7]],
         0: [*ZIG, JUNK[8], JUNK[9], JUNK[10]],
     }
     stock = JUNK[11:18] + ([STOP] if stop_for_seat2 else []) + ["1-dots-red", "2-dots-orange", "4-dots-green"]
-    table = Table.stacked(3, hands, discard="6-dots-violet", stock=stock)
+    table = Table.stacked(3, hands, discard="6-dots-violet", stock=stock, rules_version=rules_version)
     plays = {(1, 0): ("meld", N3[:3]), (0, 0): ("meld", ZIG[:3]), (1, 1): ("lay", N3[3]), (0, 1): ("lay", ZIG[3])}
     discards = {1: [JUNK[0], JUNK[1], JUNK[2]], 2: [JUNK[3], JUNK[4], last], 0: [JUNK[8], JUNK[9]]}
     for turn in range(3):

@@ -96,6 +96,7 @@ class Table(EngineTable):
         stock: Sequence[str] = (),
         later_decks: Sequence[Sequence[str]] = (),
         seed: str = "switch-test",
+        rules_version: int | None = None,
     ) -> Table:
         """A game whose first hand deals exactly these cards (round 1's dealer is seat 0, seat 1 is first)."""
         opts = dict(options or {})
@@ -108,7 +109,7 @@ class Table(EngineTable):
             extra_jokers=opts.get("extra_jokers", 0),
             extra_twos=opts.get("extra_twos", 0),
         )
-        return cls(players, opts, decks=[deck, *later_decks], seed=seed)
+        return cls(players, opts, decks=[deck, *later_decks], seed=seed, rules_version=rules_version)
 
     # ---- actions
 

@@ -12,7 +12,9 @@ from domain.cards import JOKER, canonical_deck, is_card, rank_of, suit_of
 from domain.shuffle import (
     SeededStream,
     commitment,
+    derived_key,
     is_valid_seed,
+    new_nonce,
     new_server_seed,
     reshuffle_label,
     round_label,
@@ -40,8 +42,16 @@ def reference_u32s(seed: str, label: str, count: int) -> list[int]:
 # ---------------------------------------------------------------- C-4 test vectors
 
 
-def test_c4_vector_commitment_of_demo() -> None:
-    """C-4: the commitment of seed `demo`."""
+NONCE = "0123456789abcdef" * 4
+
+
+def test_c4_vector_commitment_of_demo_with_its_nonce() -> None:
+    """C-4: the commitment of seed `demo` with nonce `0123456789abcdef` four times."""
+    assert commitment("demo", NONCE) == "de6af9f995527c51ef9e828e277d9243a3380edf14a2381f76dfeb083e7675f6"
+
+
+def test_c4_vector_commitment_of_demo_without_a_nonce() -> None:
+    """C-4: the commitment of seed `demo` in a record made before the nonce."""
     assert commitment("demo") == "2a97516c354b68848cdbd8f54a226a0a55b21ed138e207ad6c5cbb9c00aa5aea"
 
 
@@ -150,10 +160,36 @@ def test_c4_server_seed_is_64_lowercase_hex_digits() -> None:
         assert is_valid_seed(seed)
 
 
-def test_c4_commitment_is_sha256_hex_of_utf8_seed() -> None:
-    """C-4: the commitment is the lowercase hex SHA-256 of the seed's UTF-8 bytes."""
+def test_c4_commitment_is_sha256_hex_of_seed_zero_byte_nonce() -> None:
+    """C-4: SHA-256 of UTF-8(seed) || 0x00 || UTF-8(nonce); without a nonce (older records) of the seed alone."""
+    assert commitment("golf-test", NONCE) == hashlib.sha256(b"golf-test\x00" + NONCE.encode()).hexdigest()
     assert commitment("golf-test") == hashlib.sha256(b"golf-test").hexdigest()
-    assert commitment("a") != commitment("b")
+    assert commitment("a", NONCE) != commitment("b", NONCE)
+
+
+def test_c4_a_short_seed_is_not_guessable_from_its_salted_commitment() -> None:
+    """C-4: seed `4711` with a nonce gives a commitment that is not sha256("4711"), nor that of any
+    four-digit seed, so trying every short seed against the public commitment finds nothing."""
+    salted = commitment("4711", new_nonce())
+    assert salted != hashlib.sha256(b"4711").hexdigest()
+    assert salted not in {hashlib.sha256(f"{n:04d}".encode()).hexdigest() for n in range(10_000)}
+
+
+def test_c4_nonces_are_64_lowercase_hex_digits_and_fresh() -> None:
+    """C-4: the nonce is 32 bytes from the secure random source as 64 lowercase hex digits, new for every game."""
+    nonces = {new_nonce() for _ in range(5)}
+    assert len(nonces) == 5
+    assert all(len(nonce) == 64 and set(nonce) <= set("0123456789abcdef") for nonce in nonces)
+
+
+def test_a_derived_key_is_an_hmac_of_the_secrets_and_not_the_seed() -> None:
+    """A bot's stream is keyed by HMAC(seed, label || 0x00 || nonce): it changes with the seed, the nonce
+    and the label, and it is not the seed's own bytes."""
+    key = derived_key("4711", NONCE, "bot/1/9")
+    assert key == hmac.new(b"4711", b"bot/1/9\x00" + NONCE.encode(), hashlib.sha256).digest()
+    others = {derived_key("4712", NONCE, "bot/1/9"), derived_key("4711", "0" * 64, "bot/1/9")}
+    others |= {derived_key("4711", NONCE, "bot/2/9"), derived_key("4711", NONCE, "bot/1/10")}
+    assert key not in others and len(others) == 4 and b"4711" not in key
 
 
 # ---------------------------------------------------------------- C-1 codes

@@ -205,6 +205,18 @@ def test_greedy_discards_a_joker_it_cannot_use_but_not_into_a_rival_set() -> Non
     assert action == {"type": "discard", "card": JOKER}
 
 
+def test_greedy_knows_a_joker_may_join_a_first_set_from_rules_version_2() -> None:
+    """V-9 / V-13: the rivals' 4-card sets are their first sets. From rules version 2 a joker fits them,
+    so greedy counts a joker in hand as a card that would hand a rival Go5; in version 1 it fits neither."""
+    for rules_version, fits in ((1, False), (2, True)):
+        table = claim_table(JOKER, before_last=True, rules_version=rules_version)
+        seen = go5_bot.read(engine.view(table.snap, 2))
+        rivals = [s for s in seen.sets if s["owner"] != 2]
+        assert len(rivals) == 2 and all(len(s["cards"]) == 4 for s in rivals)
+        assert [seen.fits(s, JOKER) for s in rivals] == [fits, fits]
+        assert (go5_bot.keep_value(JOKER, seen) == go5_bot.DANGER) is fits
+
+
 # ---------------------------------------------------------------- strength
 
 

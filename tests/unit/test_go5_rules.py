@@ -454,7 +454,6 @@ def test_v8_swap_and_lay_off_the_taken_card() -> None:
         ({"take": N3[3]}, "card_not_in_set"),
         ({"set": 2, "take": JOKER}, "joker_not_swappable"),
         ({"give": "7-dots-black"}, "swap_breaks_set"),  # not a 3
-        ({"give": JOKER}, "swap_breaks_set"),  # a joker never joins a first set (V-9)
         ({"set": 2, "take": "5-dots-blue", "give": JOKER}, "swap_breaks_set"),  # a second joker
         ({"give": N3[4]}, "card_not_in_hand"),
         ({"then": {"meld": {"cards": ["1-zigzag-blue", "2-checks-blue", "7-dots-black"]}}}, "taken_card_unused"),
@@ -538,15 +537,77 @@ def test_v9_a_joker_in_a_later_set_stands_for_any_card_that_fits() -> None:
     assert (second["id"], second["feature"], second["value"], second["joker"]) == (2, "pattern", "dots", True)
 
 
-def test_v9_lay_off_must_share_the_feature_and_respect_the_joker_rules() -> None:
-    """V-9: a lay-off shares the set's feature; no joker joins the first set or a set holding one."""
-    table = sets_table()
+def lay_off_table(rules_version: int | None = None) -> Table:
+    """sets_table at seat 1's next play: it holds a joker and JUNK[6]; its first set is the 3s (set 1)."""
+    table = sets_table(rules_version)
     table.turn(0, JUNK[2])  # draws JUNK[5]
     table.draw(1)  # JUNK[6]
+    return table
+
+
+@pytest.mark.parametrize("rules_version", [1, 2])
+def test_v9_lay_off_must_share_the_feature_and_a_set_holds_one_joker(rules_version: int) -> None:
+    """V-9 (both rules versions): a lay-off shares the set's feature; no second joker joins a set."""
+    table = lay_off_table(rules_version)
     assert refusal(table, 1, {"type": "lay_off", "set": 1, "card": JUNK[6]}) == ("card_does_not_fit", "V-9")
-    assert refusal(table, 1, {"type": "lay_off", "set": 1, "card": JOKER}) == ("joker_in_first_set", "V-9")
     assert refusal(table, 1, {"type": "lay_off", "set": 2, "card": JOKER}) == ("too_many_jokers", "V-9")
+
+
+def test_v9_rules_version_1_no_joker_joins_a_first_set_by_lay_off() -> None:
+    """V-9 as games of rules version 1 read it: the first set never holds a joker, nor is one offered."""
+    table = lay_off_table(rules_version=1)
+    assert refusal(table, 1, {"type": "lay_off", "set": 1, "card": JOKER}) == ("joker_in_first_set", "V-9")
     assert [a for a in table.legal(1) if a["type"] == "lay_off"] == []
+
+
+def test_v9_a_joker_may_join_a_first_set_on_the_table_by_lay_off() -> None:
+    """V-9 (rules version 2): the first set holds no joker when laid; once on the table a joker may be
+    laid off onto it, and the lay-off is offered among the legal actions."""
+    table = lay_off_table()
+    assert table.config.rules_version == 2
+    lay_off = {"type": "lay_off", "set": 1, "card": JOKER}
+    assert [a for a in table.legal(1) if a["type"] == "lay_off"] == [lay_off]
+    table.act(1, lay_off)
+    assert table.sets(1)[0]["cards"] == [*N3[:3], JOKER] and table.sets(1)[0]["joker"] is True
+
+
+def test_v9_rules_version_1_no_joker_is_given_into_a_first_set_by_a_swap() -> None:
+    """V-9 / V-8 (c), rules version 1: a swap may not give a joker into the victim's first set."""
+    table = sets_table(rules_version=1)
+    table.draw(0)
+    assert refusal(table, 0, {**swap_meld(), "give": JOKER}) == ("swap_breaks_set", "V-8")
+    assert not [a for a in table.legal(0) if a["type"] == "swap" and a["set"] == 1 and a["give"] == JOKER]
+
+
+def test_v9_a_swap_may_give_a_joker_into_another_players_first_set() -> None:
+    """V-9 / V-8 (c), rules version 2: seat 0 takes 3-waves-blue from seat 1's first set and gives its
+    joker in its place; the swap is offered and accepted, and seat 1's first set now holds the joker."""
+    table = sets_table()
+    table.draw(0)
+    swap = {**swap_meld(), "give": JOKER}
+    offered = [a for a in table.legal(0) if a["type"] == "swap" and a["set"] == 1 and a["give"] == JOKER]
+    assert {**swap, "then": {"meld": {**swap["then"]["meld"], "by": "colour"}}} in offered
+    table.act(0, swap)
+    assert table.sets(1)[0]["cards"] == [N3[0], N3[1], JOKER]
+    assert table.sets(0)[0]["cards"] == ["1-zigzag-blue", "2-checks-blue", N3[2]]
+
+
+def test_v9_rules_version_1_a_joker_does_not_complete_a_first_set_by_a_go5_call() -> None:
+    """V-9 / V-13, rules version 1: a discarded joker completes no 4-card first set; nobody may call."""
+    table = claim_table(JOKER, rules_version=1)
+    assert table.snap.out_of_turn() == () and table.view(1)["you"]["go5"] == []
+    assert refusal(table, 1, go5_action(1)) == ("does_not_complete", "V-13")
+
+
+def test_v9_a_go5_call_may_complete_a_first_set_with_a_joker() -> None:
+    """V-9 / V-13, rules version 2: seat 2 discards a joker; both 4-card first sets may take it; seat 1's
+    call puts the joker in its set as the fifth card and ends the round."""
+    table = claim_table(JOKER)
+    assert table.snap.out_of_turn() == (0, 1)
+    assert table.view(1)["you"]["go5"] == [1] and go5_action(2) in table.legal(0)
+    table.go5(1, 1)
+    assert table.of_type("Go5Called")[0].data() == {"set": 1, "card": JOKER}
+    assert table.of_type("RoundScored")[0].data()["reason"] == "go5"
 
 
 # ================================================================ V-10 stop

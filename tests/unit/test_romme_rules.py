@@ -1014,6 +1014,23 @@ def test_r23_a_tie_at_the_top_means_another_round_for_everyone_until_one_leads_a
     assert ended["winners"] == [0] and ended["totals"][0] == 1010 + OUT_POINTS
 
 
+def test_r23_after_a_tie_the_game_ends_once_one_leads_alone_even_below_the_mark() -> None:
+    """R-23: seats 0 and 1 tie at 1010 after round 1 (the mark, 1000, is reached); in the tie round seat 2
+    goes out and both tied seats lose their hands' points, falling below the mark. Seat 1 now leads alone,
+    so the game ends at once with seat 1 the winner, though no total is at the mark any more."""
+    round2 = build_deck(3, {2: OUT_RUNS, 0: JUNK0, 1: JUNK1}, stock=["2C"], dealer=1, cut=30)
+    table = quick_round(3, options={"target": 1000}, later_decks=[round2])
+    table.with_state(totals=(1010 + rm.points(JUNK0), 1010 - OUT_POINTS, 0))
+    go_out(table, 1, OUT_MELDS)
+    assert table.view(None)["scores"][:2] == [1010, 1010] and not table.snap.finished
+    table.cut(0, 30)
+    go_out(table, 2, OUT_MELDS)
+    totals = table.view(None)["scores"]
+    assert totals[:2] == [1010 - rm.points(JUNK0), 1010 - rm.points(JUNK1)]
+    assert max(totals) < 1000 and rm.points(JUNK1) < rm.points(JUNK0)
+    assert table.snap.finished and table.last("GameEnded") == {"totals": totals, "winners": [1]}
+
+
 def test_r23_the_tie_rounds_go_on_while_the_top_is_shared() -> None:
     table = quick_round(options={"target": 1000})
     table.with_state(totals=(1000 + rm.points(JUNK0), 1000 - OUT_POINTS))

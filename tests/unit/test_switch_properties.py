@@ -44,7 +44,8 @@ def configs(draw: st.DrawFn) -> engine.GameConfig:
         "extra_twos": draw(st.integers(0, 8)),
         "target": draw(st.integers(1, 80)),
     }
-    return engine.make_config("switch", players, options, draw(SEEDS))
+    version = draw(st.sampled_from([1, 2]))  # games of either rules version play on (S-9)
+    return engine.make_config("switch", players, options, draw(SEEDS), rules_version=version)
 
 
 def pick(stream: SeededStream, legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -218,6 +219,7 @@ def record_of(config: engine.GameConfig, events: list[Event]) -> dict[str, Any]:
         "game": config.game,
         "options": dict(config.options),
         "seats": [{"seat": s, "kind": "bot"} for s in range(config.players)],
+        "rules_version": config.rules_version,
         "seed_commitment": commitment(config.seed),
         "seed": config.seed,
         "events": chain_records(events, 1, commitment(config.seed), "t"),

@@ -19,6 +19,14 @@ from domain.bots import choose_action, expert
 from domain.bots import switch as switch_bot
 from domain.bots.switch_rollout import play_out
 from domain.shuffle import SeededStream
+from tests.unit.switch_helpers import Table
+
+PLAIN = {
+    0: ["3D", "4D", "5D", "6D", "7D", "9D", "10D"],
+    1: ["3H", "4H", "5H", "6H", "7H", "9H", "10H"],
+    2: ["3S", "4S", "5S", "6S", "7S", "9S", "10S"],
+    3: ["3C", "4C", "5C", "6C", "7C", "9C", "10C"],
+}
 
 Snap = engine.Snapshot[Any]
 
@@ -69,3 +77,18 @@ def test_the_horizon_cuts_a_hand_short_as_in_the_engine_rollout() -> None:
     action = view["you"]["legal"][0]
     for horizon in (0, 1, 5, 30):
         assert play_out(world, seat, action, "h", horizon) == expert.rollout(world, seat, action, "h", horizon)
+
+
+def test_a_hand_left_to_one_player_under_a_pending_draw_ends_as_in_the_engine() -> None:
+    """S-9: seats 1 and 2 go out on 2s, then seat 3 on a joker in the rollout, and seat 0 alone holds
+    cards: in rules version 2 it takes the pending draw of 9 first, in version 1 it does not. The fast
+    rollout values both as the engine does, and the two versions differ."""
+    values = {}
+    for rules_version in (1, 2):
+        table = Table.stacked({"target": 1000}, hands=PLAIN, start="5H", rules_version=rules_version)
+        table.set_hands({1: ["2H"], 2: ["2C"], 3: ["JK"]})
+        table.play(1, "2H")
+        action = {"type": "play", "cards": ["2C"]}
+        values[rules_version] = play_out(table.snap, 2, action, "one-left", 400)
+        assert values[rules_version] == expert.rollout(table.snap, 2, action, "one-left", 400)
+    assert values[1] != values[2]

@@ -14,6 +14,7 @@ import pytest
 
 from domain import engine
 from domain.errors import InvalidInput, RuleViolation
+from domain.events import Event
 from domain.shuffle import shuffle
 from domain.switch import card_value, hand_value
 from tests.unit.switch_helpers import Table, build_deck, canonical, cards_everywhere, play_until
@@ -682,16 +683,64 @@ def test_s9_a_last_joker_goes_out_too() -> None:
     assert table.of_type("RoundScored")[0].data()["reason"] == "draw_taken"
 
 
-def test_s9_when_only_one_player_holds_cards_the_hand_ends() -> None:
-    """S-9 (choice): seats 1, 2, 3 go out on 2, 2, joker; seat 0 alone holds cards and the hand ends."""
-    table = Table.stacked(hands=PLAIN, start="5H")
+def one_left(rules_version: int | None = None) -> Table:
+    """Seats 1, 2, 3 hold only 2H, 2C and a joker; seat 0 holds DIAMONDS; seat 1 is to play."""
+    table = Table.stacked(hands=PLAIN, start="5H", rules_version=rules_version)
     table.set_hands({1: ["2H"], 2: ["2C"], 3: ["JK"]})
+    return table
+
+
+def go_out_on_2_2_joker(table: Table) -> list[Event]:
+    """Seats 1, 2, 3 go out in turn; returns the events of the last play."""
     table.play(1, "2H")
     table.play(2, "2C")
-    table.play(3, "JK")
+    return table.play(3, "JK")
+
+
+def test_s9_rules_version_1_one_player_left_the_hand_ends_without_the_pending_draw() -> None:
+    """S-9 as games of rules version 1 read it: seats 1, 2, 3 go out on 2, 2, joker; seat 0 alone holds
+    cards and the hand ends at once, the pending draw of 9 untaken: seat 0 scores its own 7 cards."""
+    table = one_left(rules_version=1)
+    events = go_out_on_2_2_joker(table)
+    assert [e.type_name() for e in events][:3] == ["CardsPlayed", "RoundScored", "RoundStarted"]
     scored = table.of_type("RoundScored")[0].data()
     assert scored["reason"] == "one_left" and scored["went_out"] == [1, 2, 3]
     assert scored["scores"] == [value_by_hand(DIAMONDS), 0, 0, 0]
+
+
+def test_s9_one_player_left_takes_the_pending_draw_then_the_hand_ends() -> None:
+    """S-9 (rules version 2): seats 1, 2, 3 go out on 2, 2, joker; seat 0, alone holding cards, first
+    takes the pending draw of 9 from the stock, then the hand ends and seat 0 adds its whole hand."""
+    table = one_left()
+    assert table.config.rules_version == 2
+    drawn = table.stock()[:9]
+    events = go_out_on_2_2_joker(table)
+    assert [(e.type_name(), e.data()) for e in events][:2] == [
+        ("CardsPlayed", {"cards": ["JK"], "suit": None}),
+        ("LastHolderDrew", {"seat": 0, "pending": 9, "count": 9}),
+    ]
+    assert events[1].actor == "system"
+    scored = table.of_type("RoundScored")[0].data()
+    assert scored["reason"] == "one_left" and scored["went_out"] == [1, 2, 3]
+    assert scored["scores"] == [value_by_hand(DIAMONDS + drawn), 0, 0, 0]
+
+
+def test_s9_s8_the_last_players_draw_reshuffles_a_short_stock_first() -> None:
+    """S-9 / S-8 (rules version 2): the stock holds 3 cards for a draw of 9: the pile but its top card is
+    reshuffled under it (C-4 reshuffle label), then seat 0 takes the 3 and 6 of the reshuffled cards."""
+    table = one_left()
+    stock = table.snap.state.stock
+    table.with_state(stock=stock[:3], discard=stock[3:] + table.snap.state.discard)
+    table.play(1, "2H")
+    table.play(2, "2C")
+    pile = list(table.snap.state.discard)  # bottom first; the joker goes on top of it
+    events = table.play(3, "JK")
+    assert [(e.type_name(), e.data()) for e in events][1:3] == [
+        ("StockReshuffled", {"reshuffle": 1}),
+        ("LastHolderDrew", {"seat": 0, "pending": 9, "count": 9}),
+    ]
+    drawn = [*stock[:3], *shuffle(pile, "switch-test", "round/1/reshuffle/1")[:6]]
+    assert table.of_type("RoundScored")[0].data()["scores"] == [value_by_hand(DIAMONDS + drawn), 0, 0, 0]
 
 
 def test_s9_players_out_are_passed_over_against_the_clock_too() -> None:

@@ -27,13 +27,14 @@ from domain import engine
 from domain.bots import choose_action, policy_for
 from domain.events import Event
 from domain.shuffle import SeededStream
-from domain.verify import RECORD_FORMAT, main, verify
+from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, main, verify
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 GAME_IDS = [game.id for game in engine.all_games()]
 MAX_STEPS = 20_000
 AT = "2026-01-01T00:00:00.000Z"
+NONCE = "0123456789abcdef" * 4
 Record = dict[str, Any]
 
 
@@ -112,14 +113,19 @@ def make_record(
     players: int | None = None,
     decks: tuple[tuple[str, ...], ...] = (),
     stop_after: int | None = None,
+    nonce: str | None = NONCE,
 ) -> Record:
-    """A cardtable-record/1 as API.md describes it: the seed and decks only once the game has ended."""
+    """A record as API.md describes it: the seed, nonce and decks only once the game has ended.
+
+    `nonce` None: a cardtable-record/1, as made before the nonce (C-4) and versioned rules.
+    """
     game = engine.get_game(game_id)
     players = players or game.min_players
     chosen = dict(options) if options is not None else small_options(game.describe())
-    config = engine.make_config(game_id, players, chosen, seed, decks)
+    version = None if nonce else 1
+    config = engine.make_config(game_id, players, chosen, seed, decks, nonce=nonce, rules_version=version)
     snap, events = play(config, stop_after)
-    commitment = sha256_hex(seed)
+    commitment = sha256_hex(f"{seed}\x00{nonce}" if nonce else seed)  # C-4
     records: list[dict[str, Any]] = []
     prev = commitment
     for seq, event in enumerate(events, start=1):
@@ -127,9 +133,10 @@ def make_record(
         prev = link(record, prev)
         records.append(record)
     out: Record = {
-        "format": RECORD_FORMAT,
+        "format": RECORD_FORMAT if nonce else FIRST_RECORD_FORMAT,
         "id": "unit-test",
         "game": game_id,
+        **({"rules_version": config.rules_version} if "rules_version" in events[0].data() else {}),
         "options": dict(config.options),
         "seats": [
             {"seat": s, "kind": "bot", "name": f"bot {s}", "level": bot_level(game_id, s)} for s in range(players)
@@ -144,6 +151,8 @@ def make_record(
     if snap.finished:
         out["seed"] = seed
         out["decks"] = [list(deck) for deck in decks]
+        if nonce:
+            out["nonce"] = nonce
     return out
 
 
@@ -350,7 +359,7 @@ def test_a_finished_game_passes_every_check(game_id: str) -> None:
     assert (verdict.chain_ok, verdict.replay_ok, verdict.first_bad_seq, verdict.complete) == (True, True, None, True)
     assert "passed" in verdict.detail
     game = engine.get_game(game_id)
-    config = engine.make_config(game_id, len(record["seats"]), record["options"], record["seed"])
+    config = engine.make_config(game_id, len(record["seats"]), record["options"], record["seed"], nonce=record["nonce"])
     final = engine.fold(config, (game.catalog.build(e["type"], e["actor"], e["data"]) for e in record["events"]))
     assert final.finished
     assert verdict.result == engine.view(final, None)["result"], "the verdict carries the recomputed result"
@@ -399,10 +408,11 @@ def test_a_running_games_record_is_checked_as_far_as_it_can_be_and_says_incomple
 def test_a_running_game_checked_with_its_seed_passes_but_is_not_complete(game_id: str) -> None:
     """An auditor who holds the seed re-checks the game so far; the result is not known yet."""
     record = running_record(game_id)
-    verdict = verify(record, seed="verify-test")
+    verdict = verify(record, seed="verify-test", nonce=NONCE)
     assert (verdict.chain_ok, verdict.replay_ok, verdict.first_bad_seq) == (True, True, None), verdict
     assert verdict.complete is False and not verdict.ok
-    wrong = verify(record, seed="not-the-seed")
+    assert not verify(record, seed="verify-test").ok, "the nonce is part of the commitment"
+    wrong = verify(record, seed="not-the-seed", nonce=NONCE)
     assert not wrong.ok and wrong.replay_ok is False and "commitment" in wrong.detail
 
 
@@ -487,6 +497,57 @@ def test_a_seed_that_does_not_match_its_commitment_fails_at_the_reveal() -> None
     assert verdict.chain_ok is True and verdict.replay_ok is False
     assert verdict.first_bad_seq == record["events"][-1]["seq"]
     assert "commitment" in verdict.detail
+
+
+def test_a_nonce_that_does_not_open_the_commitment_fails_at_the_reveal() -> None:
+    """C-4: the revealed nonce is checked with the seed: another nonce, or none, does not open the commitment."""
+    for nonce in ("f" * 64, None):
+        record = finished_record("golf")
+        if nonce is None:
+            del record["nonce"]
+        else:
+            record["nonce"] = nonce
+        verdict = verify(record)
+        assert verdict.chain_ok is True and verdict.replay_ok is False
+        assert verdict.first_bad_seq == record["events"][-1]["seq"] and "commitment" in verdict.detail
+
+
+def test_a_record_reveals_the_nonce_in_its_last_event_and_the_chain_holds_it() -> None:
+    """C-4: SeedRevealed carries the seed and the nonce; a nonce changed there breaks the chain."""
+    record = finished_record("golf")
+    assert seed_revealed(record["events"])["data"] == {"seed": "verify-test", "nonce": NONCE}
+    assert record["events"][0]["data"]["rules_version"] == record["rules_version"] == 1
+    seed_revealed(record["events"])["data"]["nonce"] = "f" * 64
+    record["nonce"] = "f" * 64
+    verdict = verify(record)
+    assert not verdict.chain_ok and verdict.first_bad_seq == record["events"][-1]["seq"]
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_an_old_format_record_without_a_nonce_still_passes(game_id: str, tmp_path: Path) -> None:
+    """C-4: a cardtable-record/1, made before the nonce: its commitment is sha256(seed), its events
+    state no rules version (version 1), and it passes every check, in the CLI too."""
+    record = make_record(game_id, nonce=None)
+    assert record["format"] == "cardtable-record/1" and "nonce" not in record and "rules_version" not in record
+    assert record["seed_commitment"] == sha256_hex(record["seed"])
+    assert "rules_version" not in record["events"][0]["data"] and seed_revealed(record["events"])["data"].keys() == {
+        "seed"
+    }
+    assert verify(record).ok
+    code, _, last, _ = run_cli(write(tmp_path, record))
+    assert (code, last) == (0, "PASS")
+
+
+def test_a_record_that_claims_another_rules_version_than_its_first_event_fails_at_event_1() -> None:
+    """A record's rules version (missing: 1) is the one its first event states, with or without the seed."""
+    for record in (finished_record("go5"), running_record("go5")):
+        assert record["rules_version"] == record["events"][0]["data"]["rules_version"] == 2
+        record["rules_version"] = 1
+        verdict = verify(record)
+        assert not verdict.ok and verdict.first_bad_seq == 1, verdict.detail
+    old = make_record("golf", nonce=None)
+    old["rules_version"] = 2  # golf has no version 2: refused at the setup
+    assert verify(old).first_bad_seq == 1
 
 
 def test_an_untouched_copy_still_passes_after_the_tampering_tests() -> None:
