@@ -24,9 +24,10 @@ REASON = "no action for 30 days"
 
 
 def half_played(game_id: str) -> tuple[engine.Snapshot[Any], list[Any]]:
-    """A game of `game_id` stopped after a dozen events, still running."""
+    """A game of `game_id` stopped after a dozen events, still running (as a record of format 1: no nonce,
+    rules version 1)."""
     game = engine.get_game(game_id)
-    config = engine.make_config(game_id, game.min_players, small_options(game.describe()), SEED)
+    config = engine.make_config(game_id, game.min_players, small_options(game.describe()), SEED, rules_version=1)
     snap, events = play(config, stop_after=12)
     assert not snap.finished
     return snap, events
