@@ -20,6 +20,7 @@ from service.history import GameHistory
 from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.problems import ApiError, store_unavailable
 from service.store import EventStore, StoreUnavailable
+from service.watch import Watchers
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -75,6 +76,7 @@ def create_app(
     service = GameService(store, dispatcher or RQDispatcher(queue_client, store_client))
     app.extensions["games"] = service
     app.extensions["history"] = GameHistory(service)
+    app.extensions["watchers"] = Watchers(store)
     ratelimit.init_app(app, store_client)
 
     api = Api(app)

@@ -11,7 +11,7 @@ from marshmallow import validate
 from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service.commands import TURN_SECONDS_RANGE
-from service.http import Blueprint, bearer_token, games, required_bearer_token
+from service.http import Blueprint, bearer_token, games, required_bearer_token, watchers
 from service.problems import ApiError
 from service.ratelimit import limit_game_creation
 
@@ -278,7 +278,9 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
-    return {"events": games().events(checked_id(game_id), query["after"], query["wait"])}
+    game_id = checked_id(game_id)
+    games().require_game(game_id)
+    return {"events": watchers().wait(game_id, query["after"], query["wait"])}
 
 
 # ---------------------------------------------------------------- helpers

@@ -5,6 +5,7 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
   game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's
+  game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 """
@@ -84,6 +85,10 @@ def _disputes_key(game_id: str) -> str:
     return f"game:{{{game_id}}}:disputes"
 
 
+def _ticket_key(game_id: str, digest: str) -> str:
+    return f"game:{{{game_id}}}:ticket:{digest}"
+
+
 def _entry_id(seq: int) -> str:
     return f"{seq}-0"
 
@@ -143,14 +148,25 @@ class EventStore:
         """How many disputes a game has."""
         return int(self._call(self._redis.xlen, _disputes_key(game_id)))
 
-    def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
-        """Records with seq > after; blocks up to timeout_ms until one exists."""
-        records = self.read(game_id, after)
-        if records or timeout_ms <= 0:
-            return records
+    def last_seq(self, game_id: str) -> int:
+        """The seq of the stream's last record; 0 when it has none."""
+        entries = self._call(self._redis.xrevrange, _keys(game_id)[0], "+", "-", 1)
+        return int(str(entries[0][0]).partition("-")[0]) if entries else 0
+
+    def read_blocking(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
+        """Records with seq > after; blocks up to block_ms until one exists (one XREAD, on the blocking client)."""
         stream = _keys(game_id)[0]
-        reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, timeout_ms)
+        reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, block_ms)
         return [json.loads(fields["e"]) for _, entries in reply or [] for _, fields in entries]
+
+    def put_ticket(self, game_id: str, digest: str, seat: int, seconds: int) -> None:
+        """Keep a stream ticket (by its digest) for `seconds`."""
+        self._call(self._redis.set, _ticket_key(game_id, digest), str(seat), ex=seconds)
+
+    def take_ticket(self, game_id: str, digest: str) -> int | None:
+        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired."""
+        seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
+        return None if seat is None else int(seat)
 
     def append(
         self,
