@@ -12,7 +12,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, ratelimit, web
+from service import catalog, games_api, health, history_api, live, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
@@ -64,6 +64,7 @@ def create_app(
         REDIS_URL=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL"),
         JSON_SORT_KEYS=False,
+        STREAM_HEARTBEAT_SECONDS=float(os.environ.get("STREAM_HEARTBEAT_SECONDS", live.HEARTBEAT_SECONDS)),
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -81,7 +82,7 @@ def create_app(
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
-    for blueprint in (catalog.blp, games_api.blp, history_api.blp, health.blp):
+    for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
     _register_errors(app)
