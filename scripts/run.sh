@@ -53,7 +53,9 @@ fi
 
 "$VENV/bin/python" -m workers &
 pids+=($!)
-"$VENV/bin/gunicorn" --bind "$HOST:$PORT" --worker-class gthread --workers "${WEB_WORKERS:-2}" --threads 16 \
+# gevent: each request is a greenlet, so open live streams and long-polls hold no OS thread
+# (service/watch.py); up to 10,000 open connections per process.
+"$VENV/bin/gunicorn" --bind "$HOST:$PORT" --worker-class gevent --workers "${WEB_WORKERS:-2}" --worker-connections 10000 \
   --graceful-timeout 5 --access-logfile - 'service.app:create_app()' &
 pids+=($!)
 
