@@ -3,6 +3,7 @@ import { api, ApiError, gamePath, heldGame, playAs } from './api.js';
 import { announce, h, randomKey, replace } from './dom.js';
 import { eventEl, eventText } from './events.js';
 import { gameParts } from './games.js';
+import { followLive } from './live.js';
 import { factsLine, resultEl, seatNamer, seatsEl, tableEl } from './table.js';
 
 const WAIT_SECONDS = 25;
@@ -87,8 +88,35 @@ export class PlayPage {
     if (this.applyView(view)) this.render();
   }
 
-  /** The events long-poll: new events, then the new view; until the game is over. */
+  /** Follow the game until it is over: its live stream (a seat's also brings its views), else the long-poll. */
   async poll() {
+    if (this.done) return;
+    let refreshing = false;
+    const outcome = await followLive(this.id, {
+      after: () => this.lastSeq,
+      token: this.token,
+      signal: this.controller.signal,
+      onEvent: (event) => {
+        const fresh = this.addEvents([event]);
+        if (fresh.length && event.actor !== this.seat && event.actor !== 'system' && this.view && !this.myTurn) {
+          announce(eventText(event, seatNamer(this.view.seats), this.view.game));
+        }
+        if (this.seat === null && !refreshing && this.lastSeq > this.view.version) { // a spectator's stream has no views
+          refreshing = true;
+          window.setTimeout(() => { refreshing = false; this.refresh().catch(() => {}); }, 0);
+        }
+      },
+      onView: (view) => {
+        if ((view.you?.seat ?? null) !== this.seat) { this.refresh().catch(() => {}); return; } // the seat changed
+        if (this.applyView(view)) this.render();
+      },
+    });
+    if (outcome !== 'failed') return;
+    await this.longPoll();
+  }
+
+  /** The events long-poll: new events, then the new view; until the game is over. */
+  async longPoll() {
     while (!this.stopped && !this.done) {
       try {
         const { events } = await api(`${gamePath(this.id)}/events?after=${this.lastSeq}&wait=${WAIT_SECONDS}`, { signal: this.controller.signal });
