@@ -61,11 +61,24 @@ class StreamQuerySchema(ma.Schema):
     )
 
 
+class ResumeHeaderSchema(ma.Schema):
+    last_event_id = Seq(
+        data_key="Last-Event-ID",
+        validate=validate.Range(min=0, max=MAX_SEQ),
+        metadata={"description": "resume after this seq (EventSource sends it when it reconnects)"},
+    )
+
+
 class TicketSchema(ma.Schema):
     ticket = ma.fields.String(required=True, metadata={"description": "pass it as ?ticket= in the stream URL, once"})
     expires_in = ma.fields.Integer(required=True, metadata={"description": "seconds it stays valid"})
 
 
+SSE_MESSAGE = {
+    "type": "object",
+    "description": "one message: an event (id, event = its type, data = its record), a view, or a comment",
+    "properties": {"id": {"type": "string"}, "event": {"type": "string"}, "data": {"type": "string"}},
+}
 STREAM_DESCRIPTION = (
     "Server-Sent Events: each public event as `id: <seq>`, `event: <type>`, `data: <event record JSON>`; "
     "with a ticket also `event: view`, `data: <the seat's view>` at once and after each change; a comment "
@@ -95,31 +108,24 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
 @blp.route("/<game_id>/stream")
 @blp.doc(
     operationId="getStream",
-    parameters=[
-        {
-            "in": "header",
-            "name": "Last-Event-ID",
-            "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
-            "description": "resume after this seq (EventSource sends it when it reconnects)",
-        }
-    ],
     responses={
-        200: {"description": STREAM_DESCRIPTION, "content": {EVENT_STREAM: {"schema": {"type": "string"}}}},
+        200: {"description": STREAM_DESCRIPTION, "content": {EVENT_STREAM: {"schema": SSE_MESSAGE}}},
         204: {"description": "the game has ended and no event is after the one asked for: nothing to follow"},
     },
 )
 @blp.arguments(StreamQuerySchema(), location="query")
+@blp.arguments(ResumeHeaderSchema(), location="headers")
 @blp.problems(
     s400="bad query or Last-Event-ID",
     s401="a ticket that is unknown, used, expired or of another game",
     s404="no such game",
     s503="the event store cannot be reached",
 )
-def get_stream(query: dict[str, Any], game_id: str) -> flask.Response:
+def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> flask.Response:
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""
     service = games()
     loaded = service.load(checked_id(game_id))
-    after = _resume_point(query.get("after", 0))
+    after = headers.get("last_event_id", query.get("after", 0))  # a reconnect's Last-Event-ID wins
     seat = None
     if "ticket" in query:
         seat = service.store.take_ticket(loaded.id, _digest(query["ticket"]))
@@ -165,16 +171,6 @@ def _view_frame(service: GameService, game_id: str, seat: int) -> str:
     loaded = service.load(game_id)
     data = json.dumps(service.render(loaded, loaded.snap, seat), separators=(",", ":"), ensure_ascii=False)
     return f"event: view\ndata: {data}\n\n"
-
-
-def _resume_point(after: int) -> int:
-    """`Last-Event-ID` when the client sent one (a reconnect), else `after`."""
-    header = flask.request.headers.get("Last-Event-ID")
-    if header is None:
-        return after
-    if not DIGITS.match(header.strip()) or int(header) > MAX_SEQ:
-        raise ApiError(400, "invalid_request", "Last-Event-ID must be the seq of an event, digits only")
-    return int(header)
 
 
 def _digest(ticket: str) -> str:
