@@ -15,6 +15,7 @@ import json
 import logging
 import re
 import secrets
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,6 +39,9 @@ HEARTBEAT_SECONDS = 15.0  # app config STREAM_HEARTBEAT_SECONDS overrides it
 LAST_EVENT = SeedRevealed.__name__  # every game's last event
 DIGITS = re.compile(r"^[0-9]{1,16}$")
 EVENT_STREAM = "text/event-stream"
+FRAME_CACHE = 4096  # encoded event messages kept (oldest out first): a game's watchers share them
+_FRAMES: dict[tuple[int, str, str, str], str] = {}
+_FRAMES_LOCK = threading.Lock()
 
 
 class Seq(ma.fields.Integer):
@@ -163,14 +167,25 @@ def sse_frames(
 
 
 def _event_frame(record: dict[str, Any]) -> str:
-    data = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
-    return f"id: {record['seq']}\nevent: {record['type']}\ndata: {data}\n\n"
+    """One event's message; encoded once for all the streams of a process that send it."""
+    key = (record["seq"], record["type"], record["hash"], record["at"])
+    frame = _FRAMES.get(key)
+    if frame is None:
+        frame = f"id: {record['seq']}\nevent: {record['type']}\ndata: {_compact(record)}\n\n"
+        with _FRAMES_LOCK:
+            _FRAMES[key] = frame
+            while len(_FRAMES) > FRAME_CACHE:
+                del _FRAMES[next(iter(_FRAMES))]
+    return frame
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _view_frame(service: GameService, game_id: str, seat: int) -> str:
     loaded = service.load(game_id)
-    data = json.dumps(service.render(loaded, loaded.snap, seat), separators=(",", ":"), ensure_ascii=False)
-    return f"event: view\ndata: {data}\n\n"
+    return f"event: view\ndata: {_compact(service.render(loaded, loaded.snap, seat))}\n\n"
 
 
 def _digest(ticket: str) -> str:
