@@ -36,11 +36,31 @@ HEALTH_TARGET = Target("<", 20, on="value", unit="ms")
 SEQ = re.compile(rb"^id: (\d+)$", re.M)
 
 
-class Game:
-    """One game of the pool, played by its own keep-alive connection."""
+class Connections:
+    """Keep-alive connections shared by all requests, most recently used first, as a client's pool: an
+    idle connection is closed by gunicorn after its keep-alive timeout (2 s), so one per game would
+    reconnect for almost every action."""
 
     def __init__(self, port: int) -> None:
-        self.conn = Connection(port)
+        self.port = port
+        self.free: list[Connection] = []
+
+    async def json(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        conn = self.free.pop() if self.free else Connection(self.port)
+        answer = await conn.json(method, path, body, token)
+        self.free.append(conn)
+        return answer
+
+    async def close(self) -> None:
+        for conn in self.free:
+            await conn.close()
+
+
+class Game:
+    """One game of the pool, played over the shared connections."""
+
+    def __init__(self, conns: Connections) -> None:
+        self.conn = conns
         self.id = ""
         self.tokens: list[str] = []
         self.view: dict[str, Any] = {}
@@ -97,15 +117,11 @@ def action_sender(games: list[Game]) -> Any:
 
 
 def health_sender(port: int) -> Any:
-    """A `send` for `offer`: GET /healthz on a free connection (a new one when all are busy)."""
-    free: list[Connection] = []
+    """A `send` for `offer`: GET /healthz on a free connection of its own pool."""
+    conns = Connections(port)
 
     async def send() -> None:
-        conn = free.pop() if free else Connection(port)
-        status, _ = await conn.request("GET", "/healthz")
-        if status != 200:
-            raise RuntimeError(f"/healthz answered {status}")
-        free.append(conn)
+        await conns.json("GET", "/healthz")
 
     return send
 
@@ -158,9 +174,10 @@ class Watcher:
 
 async def _measure(port: int, rate: float) -> tuple[list[float], list[float], list[float], int, int]:
     """(actions without watchers, actions with, /healthz with, watchers complete, watchers opened)."""
+    conns = Connections(port)
     games: list[Game] = []
     for first in range(0, POOL, 25):  # a few at a time, as players arrive
-        games += await asyncio.gather(*(Game(port).start(f"open-{n}") for n in range(first, min(POOL, first + 25))))
+        games += await asyncio.gather(*(Game(conns).start(f"open-{n}") for n in range(first, min(POOL, first + 25))))
     await offer(rate, 1.0, action_sender(games))  # warm-up: every game is cached in both processes
     alone = await offer(rate, SECONDS, action_sender(games))
 
@@ -184,8 +201,7 @@ async def _measure(port: int, rate: float) -> tuple[list[float], list[float], li
             watcher.task.cancel()
             with contextlib.suppress(BaseException):
                 await watcher.task
-    for game in games:
-        await game.conn.close()
+    await conns.close()
     return alone, crowded, health_latencies, complete, len(watchers)
 
 
