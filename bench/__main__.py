@@ -8,6 +8,7 @@ a table and writes var/bench.json (one entry per figure: name, value, unit, floo
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, fold, length, memory, report
+from bench import actions, bots, fold, length, memory, openloop, report
 from bench.procs import ROOT, processes
 from service.commands import GameService
 from service.dispatch import RQDispatcher
@@ -27,7 +28,8 @@ FLOOR_APP = "bench.floor_app:create_app()"
 
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
-    """Every figure, in the order of the issue: fold, actions, cost against length, bots, memory."""
+    """Every figure, in the order of the issue: fold, actions (closed and open loop), cost against length, bots,
+    memory."""
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
@@ -44,9 +46,19 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         floor = procs.start_gunicorn(FLOOR_APP, "floor")
         console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
         action_figures = actions.figures(raw, app, floor, procs.redis_pid)
+        rps_c16 = next(figure.value for figure in action_figures if figure.name == "actions_rps_c16")
+        console.print(f"open loop at {openloop.SHARE:.0%} of that rate, alone and with 2,500 watchers held ...")
+        open_figures = openloop.figures(app.port, rps_c16)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-    return [*fold_figures, *action_figures, *length_figures, bot_figure, *memory_figures]
+    return [*fold_figures, *action_figures, *open_figures, *length_figures, bot_figure, *memory_figures]
+
+
+def _raise_file_limit() -> None:
+    """Thousands of open watchers need as many sockets, here and in the gunicorn processes started from here."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def main() -> None:
@@ -54,6 +66,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=ROOT / "var" / "bench.json", help="where to write the figures")
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the README)")
     args = parser.parse_args()
+    _raise_file_limit()
     console = Console() if Console().is_terminal else Console(width=200)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:

@@ -24,7 +24,7 @@ CONCURRENCY = (1, 16, 64)
 WARMUP = 1.5
 SECONDS = 6.0
 THROUGHPUT_TARGET = {16: Target(">=", 1.0)}
-P99_TARGET = {16: Target("<", 20, on="value", unit="ms")}
+P99_TARGET: dict[int, Target] = {}  # closed loop measures throughput, not latency: see openloop.py
 
 
 async def new_game(conn: Connection, seed: str) -> tuple[str, list[str], dict[str, Any]]:

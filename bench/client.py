@@ -43,9 +43,18 @@ class Connection:
             head += "Content-Type: application/json\r\n"
         if token is not None:
             head += f"Authorization: Bearer {token}\r\n"
+        reused = self._reader is not None
         reader, writer = await self._open()
-        writer.write(head.encode() + b"\r\n" + payload)
-        status_line = await reader.readline()
+        try:
+            writer.write(head.encode() + b"\r\n" + payload)
+            status_line = await reader.readline()
+        except ConnectionError:
+            status_line = b""
+        if not status_line and reused:  # the server closed the idle connection (keep-alive timeout): once more
+            await self.close()
+            reader, writer = await self._open()
+            writer.write(head.encode() + b"\r\n" + payload)
+            status_line = await reader.readline()
         if not status_line:
             raise HttpError("the server closed the connection")
         status = int(status_line.split(b" ", 2)[1])

@@ -22,11 +22,11 @@ BIN = Path(sys.executable).parent
 # The API's settings, as scripts/run.sh starts it.
 GUNICORN_SETTINGS = (
     "--worker-class",
-    "gthread",
+    "gevent",
     "--workers",
     "2",
-    "--threads",
-    "16",
+    "--worker-connections",
+    "10000",
     "--graceful-timeout",
     "5",
     "--access-logfile",

@@ -12,7 +12,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, logs, metrics, ratelimit, web
+from service import catalog, games_api, health, history_api, live, logs, metrics, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
@@ -20,6 +20,7 @@ from service.history import DISPUTES_PER_SEAT, GameHistory
 from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.problems import ApiError, store_unavailable
 from service.store import EventStore, StoreUnavailable
+from service.watch import Watchers
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -63,6 +64,7 @@ def create_app(
         REDIS_URL=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL"),
         JSON_SORT_KEYS=False,
+        STREAM_HEARTBEAT_SECONDS=float(os.environ.get("STREAM_HEARTBEAT_SECONDS", live.HEARTBEAT_SECONDS)),
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -78,13 +80,14 @@ def create_app(
     app.extensions["games"] = service
     per_seat = app.config.get("DISPUTES_PER_SEAT", os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT))
     app.extensions["history"] = GameHistory(service, int(per_seat))
+    app.extensions["watchers"] = Watchers(store)
     ratelimit.init_app(app, store_client)
     depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
 
     api = Api(app)
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
-    for blueprint in (catalog.blp, games_api.blp, history_api.blp, health.blp):
+    for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
     _register_errors(app)

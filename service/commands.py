@@ -347,11 +347,10 @@ class GameService:
         game = {"id": loaded.id, "game": loaded.config.game, "stacked": loaded.config.stacked}
         return {**game, **view, "seats": seats, "turn_seconds": loaded.turn_seconds}
 
-    def events(self, game_id: str, after: int, wait_seconds: float) -> list[dict[str, Any]]:
-        """Public events after `after`, waiting up to `wait_seconds` for one."""
+    def require_game(self, game_id: str) -> None:
+        """404 unless the game exists."""
         if self.store.meta(game_id) is None:
             raise not_found(game_id)
-        return self.store.wait(game_id, after, int(wait_seconds * 1000))
 
     # ------------------------------------------------------------ act
 

@@ -27,6 +27,9 @@ from redis.retry import Retry
 StoreClient: TypeAlias = redis.Redis | RedisCluster
 DEFAULT_REDIS_URL = "redis://localhost:6379/0"
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+POOL_SIZE = 64  # connections a process keeps to one Redis for its requests
+POOL_WAIT_SECONDS = 5.0
+READER_POOL_SIZE = 10_000  # blocking reads: one per game followed in the process (service/watch.py)
 
 
 class RedisSettingsError(ValueError):
@@ -55,12 +58,20 @@ def queue_url_for(store_url: str, queue_url: str | None) -> str:
     return store_url
 
 
-def connect(url: str, **options: Any) -> StoreClient:
-    """A client for a plain or a cluster URL."""
+def connect(url: str, pool_size: int = POOL_SIZE, **options: Any) -> StoreClient:
+    """A client for a plain or a cluster URL.
+
+    On one Redis, up to `pool_size` connections; a request that finds them all busy waits up to
+    POOL_WAIT_SECONDS for one (redis-py's default pool would fail it at once). Under the gevent worker
+    a process serves many requests at once, each a greenlet, and they take turns on these connections.
+    """
     parts = urlsplit(url)
     scheme = CLUSTER_SCHEMES.get(parts.scheme.lower())
     if scheme is None:
-        return redis.Redis.from_url(url, **options)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS, **options
+        )
+        return redis.Redis(connection_pool=pool)
     return RedisCluster.from_url(parts._replace(scheme=scheme).geturl(), **options)
 
 
@@ -73,6 +84,9 @@ def redis_clients(url: str, queue_url: str | None = None) -> tuple[StoreClient, 
         "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),  # fail fast: a 503 beats a hung client
     }
     store = connect(url, decode_responses=True, socket_timeout=5, **common)
-    blocking = connect(url, decode_responses=True, socket_timeout=40, **common)
-    queue = redis.Redis.from_url(queue_at, socket_timeout=5, **common)
+    blocking = connect(url, READER_POOL_SIZE, decode_responses=True, socket_timeout=40, **common)
+    pool = redis.BlockingConnectionPool.from_url(
+        queue_at, max_connections=POOL_SIZE, timeout=POOL_WAIT_SECONDS, socket_timeout=5, **common
+    )
+    queue = redis.Redis(connection_pool=pool)
     return store, blocking, queue

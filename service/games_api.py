@@ -12,7 +12,15 @@ from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service import metrics
 from service.commands import TURN_SECONDS_RANGE
-from service.http import Blueprint, QueryInteger, QueryNumber, bearer_token, games, required_bearer_token
+from service.http import (
+    Blueprint,
+    QueryInteger,
+    QueryNumber,
+    bearer_token,
+    games,
+    required_bearer_token,
+    watchers,
+)
 from service.problems import ApiError
 from service.ratelimit import READS_LIMITED, limit_game_creation
 
@@ -287,10 +295,12 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
+    game_id = checked_id(game_id)
+    games().require_game(game_id)
     if not query["wait"]:
-        return {"events": games().events(checked_id(game_id), query["after"], 0)}
+        return {"events": watchers().wait(game_id, query["after"], 0)}
     with metrics.watching("longpoll"):
-        return {"events": games().events(checked_id(game_id), query["after"], query["wait"])}
+        return {"events": watchers().wait(game_id, query["after"], query["wait"])}
 
 
 # ---------------------------------------------------------------- helpers

@@ -12,13 +12,15 @@ from typing import Any
 
 from service import logs, metrics
 
-WORKER_CLASS = "gthread"  # the kind of gunicorn worker: a thread per request, THREADS of them per process
-THREADS = 16
+# gevent: each request is a greenlet, so open live streams and long-polls hold no OS thread (they wait
+# on one reader per followed game, service/watch.py); up to WORKER_CONNECTIONS open connections a process.
+WORKER_CLASS = "gevent"
+WORKER_CONNECTIONS = 10000
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_WORKERS", "2"))
 worker_class = WORKER_CLASS
-threads = THREADS
+worker_connections = WORKER_CONNECTIONS
 graceful_timeout = 5
 control_socket_disable = True  # one per host by default; the supervisor (or signals) manage the processes
 # The access log: the app writes one JSON line per request on the logger `cardtable.access` (with

@@ -14,6 +14,7 @@ from webargs.flaskparser import FlaskParser
 
 from service.commands import GameService
 from service.problems import ApiError
+from service.watch import Watchers
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -127,6 +128,12 @@ def games() -> GameService:
     """The app's GameService."""
     service: GameService = flask.current_app.extensions["games"]
     return service
+
+
+def watchers() -> Watchers:
+    """The app's Watchers: one reader per followed game, shared by its streams and long-polls."""
+    found: Watchers = flask.current_app.extensions["watchers"]
+    return found
 
 
 def bearer_token() -> str | None:

@@ -8,9 +8,10 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
                         `<n>-0` for the game's n-th dispute, fields `s` = the seat, `d` = the dispute
   game:{<id>}:packed  a finished game compacted (service/packing.py): its meta and its stream in one
                       compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
+  game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
   stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
                       counted right after the append that starts or ends a game)
-The read methods (meta, read, read_raw, wait) answer the same for a packed game as before it was packed.
+The read methods (meta, read, read_raw, records_after) answer the same for a packed game as before it was packed.
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 """
@@ -201,6 +202,10 @@ def _game_key(game_id: str, suffix: str) -> str:
     return f"game:{{{game_id}}}:{suffix}"
 
 
+def _ticket_key(game_id: str, digest: str) -> str:
+    return f"game:{{{game_id}}}:ticket:{digest}"
+
+
 def _entry_id(seq: int) -> str:
     return f"{seq}-0"
 
@@ -389,15 +394,30 @@ class EventStore:
         entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
         return sum(1 for _, fields in entries if fields.get("s") == str(seat))
 
-    def wait(self, game_id: str, after: int, timeout_ms: int) -> list[dict[str, Any]]:
-        """Records with seq > after; blocks up to timeout_ms until one exists (a packed game has ended:
-        nothing can follow, so it answers at once)."""
+    def records_after(self, game_id: str, after: int) -> tuple[list[dict[str, Any]], bool]:
+        """Records with seq > after, and whether the game is packed (it has ended: nothing can follow)."""
         texts, packed = self._texts(game_id, after)
-        if texts or timeout_ms <= 0 or packed:
-            return [json.loads(text) for text in texts]
+        return [json.loads(text) for text in texts], packed
+
+    def last_seq(self, game_id: str) -> int:
+        """The seq of the stream's last record; 0 when it has none."""
+        entries = self._call(self._redis.xrevrange, _keys(game_id)[0], "+", "-", 1)
+        return int(str(entries[0][0]).partition("-")[0]) if entries else 0
+
+    def read_blocking(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
+        """Records with seq > after; blocks up to block_ms until one exists (one XREAD, on the blocking client)."""
         stream = _keys(game_id)[0]
-        reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, timeout_ms)
+        reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, block_ms)
         return [json.loads(fields["e"]) for _, entries in reply or [] for _, fields in entries]
+
+    def put_ticket(self, game_id: str, digest: str, seat: int, seconds: int) -> None:
+        """Keep a stream ticket (by its digest) for `seconds`."""
+        self._call(self._redis.set, _ticket_key(game_id, digest), str(seat), ex=seconds)
+
+    def take_ticket(self, game_id: str, digest: str) -> int | None:
+        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired."""
+        seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
+        return None if seat is None else int(seat)
 
     def append(
         self,

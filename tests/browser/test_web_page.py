@@ -317,6 +317,12 @@ def test_golf_against_three_bots_played_to_the_end_by_picking_cards_then_replaye
     assert view["status"] == "finished" and view["result"]["winners"]
     record = get_json(f"{site}/v1/games/{game_id}/record")
     assert len([e for e in record["events"] if e["actor"] == 0]) >= moves > 0
+    # the page followed the game on the seat's live stream: a ticket in its URL, never the token
+    fetched = in_page(browser, "return performance.getEntriesByType('resource').map((e) => e.name);")
+    streams = [url for url in fetched if f"/v1/games/{game_id}/stream?" in url]
+    assert streams and all("&ticket=" in url for url in streams), fetched[-20:]
+    assert f"{site}/v1/games/{game_id}/stream-tickets" in fetched
+    assert not [url for url in fetched if "/events?" in url and "wait=" in url], "the long-poll was not needed"
 
     last = open_replay(browser)
     assert last == record["version"]

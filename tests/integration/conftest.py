@@ -144,22 +144,18 @@ def service_env(redis_url: str, queue_url: str | None = None) -> dict[str, str]:
     return {**env, "QUEUE_REDIS_URL": queue_url} if queue_url else env
 
 
-def start_api(env: dict[str, str], log: IO[bytes], workers: int = 2, threads: int = 16) -> Generator[str, None, None]:
+# make run's gunicorn settings (scripts/run.sh): gevent, so that open streams and long-polls hold no thread
+API_SETTINGS = ("--worker-class", "gevent", "--worker-connections", "10000")
+
+
+def start_api(
+    env: dict[str, str], log: IO[bytes], workers: int = 2, settings: tuple[str, ...] = API_SETTINGS
+) -> Generator[str, None, None]:
     """gunicorn serving the app, as `make run` does; yields its URL, stops it when resumed."""
     port = free_port()
     process = subprocess.Popen(
-        [
-            str(BIN / "gunicorn"),
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--worker-class",
-            "gthread",
-            "--workers",
-            str(workers),
-            "--threads",
-            str(threads),
-            "service.app:create_app()",
-        ],
+        [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers), *settings]
+        + ["service.app:create_app()"],
         cwd=ROOT,
         env=env,
         stdout=log,

@@ -120,7 +120,7 @@ def test_sixteen_clients_send_the_same_turn_on_the_cluster_exactly_one_is_accept
 def two_apis(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """Two gunicorn processes (one worker each, so each has one game cache) on two ports, one store."""
     folder = tmp_path_factory.mktemp(f"{stack.name}-pair")
-    apis = [start_api(stack.env(), (folder / f"{name}.log").open("wb"), workers=1, threads=8) for name in "ab"]
+    apis = [start_api(stack.env(), (folder / f"{name}.log").open("wb"), workers=1) for name in "ab"]
     try:
         with ThreadPoolExecutor(2) as pool:  # start (and below, stop) both at once
             first, second = pool.map(next, apis)

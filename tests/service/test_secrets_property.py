@@ -1,6 +1,7 @@
 """Property: no view, action answer, error body or event shows a card its reader may not see (C-6).
 
-Random games of every game type, with human and bot seats, are played through the API. Views are
+Random games of every game type, with human and bot seats, are played through the API; each human
+seat also follows the game on its live stream, whose `view` messages are checked like views. Views are
 checked by LOCATION against the domain's full view, not by counting card codes over a document:
 every card code in a viewer's document must sit at a path where the full view has exactly that
 card and the location is public or the viewer's own, and every such card must be shown. Events
@@ -27,7 +28,9 @@ from hypothesis import strategies as st
 
 from domain import engine
 from domain.switch import card_order as switch_card_order
+from service import live
 from tests.conftest import RecordingDispatcher, auth
+from tests.service.sse import SseReader
 
 # game -> (min players, max players, options). Golf with 5 or 6 players and Rommé and Switch
 # always are multi-deck games: one code may stand for several physical cards.
@@ -230,6 +233,7 @@ def play_and_check(
     created = response.get_json()
     game_id = created["id"]
     tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
+    streams = {seat: open_seat_stream(client, game_id, token) for seat, token in tokens.items()}
     answered: dict[int, dict[str, Any]] = {}
     moves = 0
     while True:
@@ -241,6 +245,10 @@ def play_and_check(
             view = client.get(f"/v1/games/{game_id}", headers=headers)
             assert view.status_code == 200
             check_view(view.get_json(), snap, seat, f"{game} view of seat {seat} at v{snap.version}")
+        for seat, reader in streams.items():  # each seat's live stream: its `view` message at this version
+            if reader.seen < snap.version:
+                streamed = reader.view_at(snap.version)
+                check_view(streamed, snap, seat, f"{game} streamed view of seat {seat} at v{snap.version}")
         humans = [seat for seat in snap.to_act() if seat in tokens]
         if snap.finished or not humans or moves >= MAX_HUMAN_MOVES:
             break
@@ -275,6 +283,8 @@ def play_and_check(
         assert after.version == body["version"]
         check_view(body["state"], after, seat, f"{game} answer state of seat {seat}")
         answered.update({r["seq"]: r for r in body["events"]})
+    for reader in streams.values():
+        reader.close()
     records = client.get(f"/v1/games/{game_id}/events?after=0").get_json()["events"]
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     for seq, record in answered.items():
@@ -285,6 +295,32 @@ def play_and_check(
     if not service.load(game_id).snap.finished:
         assert "seed" not in record and "decks" not in record
     return moves
+
+
+class SeatStream:
+    """A seat's live stream (opened with a stream ticket), read up to the `view` message of a version."""
+
+    def __init__(self, reader: SseReader) -> None:
+        self.reader = reader
+        self.seen = -1  # the version of the newest view message read
+
+    def view_at(self, version: int) -> dict[str, Any]:
+        """Read messages until the view of `version`; every event message on the way is public too."""
+        messages = self.reader.until(lambda m: m.get("event") == "view" and m["data"]["version"] >= version)
+        view: dict[str, Any] = messages[-1]["data"]
+        self.seen = view["version"]
+        assert self.seen == version, f"a streamed view of version {self.seen}, the game is at {version}"
+        return view
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+def open_seat_stream(client: FlaskClient, game_id: str, token: str) -> SeatStream:
+    answer = client.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(token))
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    url = f"/v1/games/{game_id}/stream?ticket={answer.get_json()['ticket']}"
+    return SeatStream(SseReader(client.get(url, buffered=False)))
 
 
 CARD_IN_TEXT = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b|\b[1-7]-[a-z]+-[a-z]+\b")
@@ -361,3 +397,18 @@ def test_the_event_checker_catches_a_hidden_card(client: FlaskClient, app: flask
     forged["data"] = {"positions": [0, 1], "cards": stock[:2]}
     with pytest.raises(AssertionError, match="copies were public"):
         check_events([*records, forged], loaded.config)
+
+
+def test_the_checker_catches_a_card_leaked_in_a_streamed_view(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_frame = live._view_frame
+
+    def leaky_frame(service: Any, game_id: str, seat: int) -> str:
+        frame = real_frame(service, game_id, seat)
+        stock = engine.full_view(service.load(game_id).snap)["table"].get("stock") or []
+        return frame.replace('"table":{', f'"table":{{"peek":"{stock[0]}",', 1) if stock else frame
+
+    monkeypatch.setattr(live, "_view_frame", leaky_frame)
+    with pytest.raises(AssertionError, match=r"streamed view .* may not be"):
+        play_and_check(client, app, dispatcher, "golf", ["human", "human"], 7)

@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.store import EventStore, GameExists, StoreUnavailable
+from service.watch import Watchers
 from tests.conftest import auth, create_golf
 from tests.service.helpers import redis_dump
 
@@ -48,7 +49,9 @@ def test_create_stores_meta_and_records_under_hash_tagged_keys(two: EventStore, 
 def test_unknown_games_read_as_nothing(store: EventStore) -> None:
     assert store.meta("nope") is None
     assert store.read("nope") == []
-    assert store.wait("nope", 0, 0) == []
+    assert store.last_seq("nope") == 0
+    assert Watchers(store).wait("nope", 0, 0) == []
+    assert store.take_ticket("nope", "0" * 64) is None
 
 
 def test_create_of_an_existing_id_raises_and_changes_nothing(two: EventStore, fake_redis: Any) -> None:
@@ -107,12 +110,13 @@ def test_appends_race_one_wins(two: EventStore) -> None:
 
 
 def test_wait_returns_at_once_times_out_or_wakes_up(two: EventStore) -> None:
+    watchers = Watchers(two)
     started = time.monotonic()
-    assert two.wait("g1", 0, 5000) == [record(1), record(2)]
-    assert two.wait("g1", 2, 0) == []
+    assert watchers.wait("g1", 0, 5) == [record(1), record(2)]
+    assert watchers.wait("g1", 2, 0) == []
     assert time.monotonic() - started < 1
     started = time.monotonic()
-    assert two.wait("g1", 2, 200) == []
+    assert watchers.wait("g1", 2, 0.2) == []
     assert time.monotonic() - started >= 0.15
 
     def later() -> None:
@@ -121,8 +125,16 @@ def test_wait_returns_at_once_times_out_or_wakes_up(two: EventStore) -> None:
 
     thread = threading.Thread(target=later)
     thread.start()
-    assert two.wait("g1", 2, 5000) == [record(3)]
+    assert watchers.wait("g1", 2, 5) == [record(3)]
     thread.join()
+    assert two.last_seq("g1") == 3 and two.read_blocking("g1", 2, 10) == [record(3)]
+
+
+def test_a_ticket_is_taken_once(two: EventStore, fake_redis: Any) -> None:
+    two.put_ticket("g1", "ab" * 32, 1, 60)
+    assert 0 < fake_redis.ttl(f"game:{{g1}}:ticket:{'ab' * 32}") <= 60
+    assert two.take_ticket("g1", "ab" * 32) == 1
+    assert two.take_ticket("g1", "ab" * 32) is None
 
 
 def test_ping_and_unreachable_redis() -> None:
@@ -137,7 +149,9 @@ def test_ping_and_unreachable_redis() -> None:
             lambda: store.create("g2", META, [record(1)]),
             lambda: store.meta("g1"),
             lambda: store.read("g1"),
-            lambda: store.wait("g1", 0, 100),
+            lambda: store.read_blocking("g1", 0, 100),
+            lambda: store.last_seq("g1"),
+            lambda: Watchers(store).wait("g1", 0, 0.1),
             lambda: store.append("g1", 1, [record(2)]),
             lambda: store.idempotent_answer("g1", "0:k"),
         ):

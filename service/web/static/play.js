@@ -8,6 +8,7 @@ import { eventEl, eventText, movedCards } from './events.js';
 import { gameParts } from './games.js';
 import { helpEl, winsLine } from './help.js';
 import { t } from './i18n.js';
+import { followLive } from './live.js';
 import { resultEl, seatNamer, seatRing, tableEl } from './table.js';
 
 const WAIT_SECONDS = 25;
@@ -105,9 +106,18 @@ export class PlayPage {
   }
 
   async refresh() {
-    const view = await api(gamePath(this.id), { token: this.token, signal: this.controller.signal });
+    await this.showView(await api(gamePath(this.id), { token: this.token, signal: this.controller.signal }));
+  }
+
+  /** A newer view: the bot moves that led to it are shown one at a time first (pacing), then the view. */
+  async showView(view) {
     if (this.view && view.version > this.view.version && this.withPeople && this.pace > 0) await this.showBotMoves(view.version);
     if (this.applyView(view)) this.render();
+  }
+
+  /** A view from the live stream, shown after the ones before it have been. */
+  queueView(view) {
+    this.viewsShown = (this.viewsShown ?? Promise.resolve()).then(() => this.showView(view)).catch(() => {});
   }
 
   /** The bot moves between the view shown and `upto`, each on the table for `pace` ms (the seat's view then). */
@@ -130,8 +140,35 @@ export class PlayPage {
     }
   }
 
-  /** The events long-poll: new events, then the new view; until the game is over. */
+  /** Follow the game until it is over: its live stream (a seat's also brings its views), else the long-poll. */
   async poll() {
+    if (this.done) return;
+    let refreshing = false;
+    const outcome = await followLive(this.id, {
+      after: () => this.lastSeq,
+      token: this.token,
+      signal: this.controller.signal,
+      onEvent: (event) => {
+        const fresh = this.addEvents([event]);
+        if (fresh.length && event.actor !== this.seat && event.actor !== 'system' && this.view && !this.myTurn) {
+          announce(eventText(event, seatNamer(this.view.seats), this.view.game));
+        }
+        if (this.seat === null && !refreshing && this.lastSeq > this.view.version) { // a spectator's stream has no views
+          refreshing = true;
+          window.setTimeout(() => { refreshing = false; this.refresh().catch(() => {}); }, 0);
+        }
+      },
+      onView: (view) => {
+        if ((view.you?.seat ?? null) !== this.seat) { this.refresh().catch(() => {}); return; } // the seat changed
+        this.queueView(view);
+      },
+    });
+    if (outcome !== 'failed') return;
+    await this.longPoll();
+  }
+
+  /** The events long-poll: new events, then the new view; until the game is over. */
+  async longPoll() {
     while (!this.stopped && !this.done) {
       try {
         const { events } = await api(`${gamePath(this.id)}/events?after=${this.lastSeq}&wait=${WAIT_SECONDS}`, { signal: this.controller.signal });

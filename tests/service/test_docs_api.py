@@ -1,0 +1,51 @@
+"""docs/api.md shows what the service does: its stream messages, its ticket answer, its endpoints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from flask.testing import FlaskClient
+
+from service import live
+from tests.conftest import auth
+from tests.service.sse import SseReader, events_of
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+TWO_HUMANS = [{"kind": "human"}, {"kind": "human"}]
+
+
+def test_the_documented_messages_are_what_the_stream_sends(client: FlaskClient) -> None:
+    shown = DOC.split("```\n", 2)[1]  # the first plain block: an event, then a heartbeat
+    lines = shown.splitlines()
+    assert [line.split(":", 1)[0] for line in lines[:3]] == ["id", "event", "data"]
+    assert lines[4] == ": heartbeat" and live.HEARTBEAT_SECONDS == 15 and "every 15 s" in DOC
+    created = client.post("/v1/games", json={"game": "golf", "seats": TWO_HUMANS, "seed": "doc"}).get_json()
+    action = {"type": "reveal", "positions": [0, 1]}
+    client.post(f"/v1/games/{created['id']}/actions", json=action, headers=auth(created["seats"][0]["token"]))
+    reader = SseReader(client.get(f"/v1/games/{created['id']}/stream?after=2", buffered=False))
+    message = reader.next()
+    reader.close()
+    assert message is not None and list(message) == ["id", "event", "data"]
+    record = events_of([message])[0]
+    assert message["id"] == "3" and message["event"] == "CardsRevealed" == record["type"]
+    assert record["actor"] == 0 and record["data"]["positions"] == [0, 1]
+
+
+def test_the_documented_ticket_answer_and_endpoints_exist(client: FlaskClient) -> None:
+    assert f'{{"ticket": "…", "expires_in": {live.TICKET_SECONDS}}}' in DOC
+    created = client.post("/v1/games", json={"game": "golf", "seats": TWO_HUMANS}).get_json()
+    game = f"/v1/games/{created['id']}"
+    answer = client.post(f"{game}/stream-tickets", headers=auth(created["seats"][0]["token"]))
+    assert answer.status_code == 201 and set(answer.get_json()) == {"ticket", "expires_in"}
+    for path in re.findall(r'"\$GAME/([a-z-]+)[?"]', DOC):
+        method = "POST" if path == "stream-tickets" else "GET"
+        response = client.open(f"{game}/{path}", method=method, headers=auth(created["seats"][1]["token"]))
+        assert response.status_code in (200, 201), (path, response.status_code)
+        response.close()
+
+
+def test_the_browser_example_names_only_real_event_types() -> None:
+    names = re.findall(r"'([A-Z][A-Za-z0-9]+)'", DOC.split("```js", 1)[1].split("```", 1)[0])
+    js = (Path(__file__).resolve().parents[2] / "service" / "web" / "static" / "live.js").read_text()
+    assert names and all(f"'{name}'" in js for name in names)
