@@ -23,6 +23,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from domain.engine import SeedRevealed
+from service import metrics
 from service.commands import GameService
 from service.games_api import MAX_SEQ, checked_id
 from service.http import Blueprint, QueryInteger, games, required_bearer_token, watchers
@@ -138,7 +139,7 @@ def sse_frames(
     try:
         if seat is not None:
             yield _view_frame(service, game_id, seat)
-        with hub.follow(game_id) as follower:
+        with metrics.watching("stream"), hub.follow(game_id) as follower:
             while True:
                 records = follower.next(after, heartbeat)
                 if not records:

@@ -24,6 +24,7 @@ from service.commands import GameService
 from service.dispatch import RQDispatcher
 from service.store import EventStore
 from tests.conftest import RecordingDispatcher, create_golf
+from tests.service.sse import SseReader
 from tests.service.test_api_errors import FlakyStore
 from workers.reconcile import Reconciler, waiting_for
 
@@ -130,15 +131,15 @@ def test_the_reconciler_counts_its_repairs() -> None:
 
 def test_a_long_poll_is_an_open_watcher_while_it_waits(app: flask.Flask, client: FlaskClient) -> None:
     game = create_golf(client, seats=[{"kind": "human"}, {"kind": "human"}])
-    store = app.extensions["games"].store
-    real_wait = store.wait
+    watchers = app.extensions["watchers"]
+    real_wait = watchers.wait
     while_waiting: list[float] = []
 
     def wait(*args: Any) -> Any:
         while_waiting.append(sample("cardtable_watchers_open", kind="longpoll"))
         return real_wait(*args)
 
-    store.wait = wait
+    watchers.wait = wait
     before = sample("cardtable_watchers_open", kind="longpoll")
     assert client.get(f"/v1/games/{game['id']}/events?after=99&wait=0.2").status_code == 200
     assert client.get(f"/v1/games/{game['id']}/events?after=99").status_code == 200
@@ -194,3 +195,16 @@ def test_a_restarted_api_forgets_the_live_gauges_of_processes_killed_without_cle
     metrics.forget_dead_processes()
     left = sorted(path.name for path in tmp_path.iterdir())
     assert left == [f"counter_{dead_pid}.db", f"gauge_livesum_{live_pid}.db"]
+
+
+def test_an_open_stream_is_an_open_watcher_until_it_closes(fake_redis: fakeredis.FakeRedis) -> None:
+    settings = {"TESTING": True, "STREAM_HEARTBEAT_SECONDS": 0.05}
+    client = create_app(settings, redis_client=fake_redis, dispatcher=RecordingDispatcher()).test_client()
+    game = create_golf(client, seats=[{"kind": "human"}, {"kind": "human"}])
+    before = sample("cardtable_watchers_open", kind="stream")
+    reader = SseReader(client.get(f"/v1/games/{game['id']}/stream", buffered=False))
+    assert reader.until(lambda message: message.get("event") == "GameCreated")
+    assert sample("cardtable_watchers_open", kind="stream") == before + 1
+    reader.close()  # the follower ends at the next heartbeat
+    reader.rest()
+    assert sample("cardtable_watchers_open", kind="stream") == before
