@@ -132,7 +132,7 @@ class GameService:
         self.index = index if index is not None else GameIndex(store.client)
         self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
         self._lock = threading.Lock()
-        self.snapshots = snapshots if snapshots is not None else SnapshotCache()
+        self.snapshots = snapshots if snapshots is not None else SnapshotCache(store=store)
 
     # ------------------------------------------------------------ create
 
@@ -274,7 +274,7 @@ class GameService:
 
     def _from_snapshot(self, game: LoadedGame, at: int | None) -> LoadedGame:
         """The game at its latest snapshot at or before `at` (any, with None), else before its first event."""
-        kept = self.snapshots.nearest(game.id, at if at is not None else 2**63)
+        kept = self.snapshots.nearest(game.id, at if at is not None else 2**63, game.config)
         if kept is None:
             initial = engine.Snapshot(game.snap.game, game.config, game.snap.game.initial_state(game.config))
             return dataclasses.replace(game, snap=initial, last_hash="")

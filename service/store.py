@@ -8,6 +8,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
                         `<n>-0` for the game's n-th dispute, fields `s` = the seat, `d` = the dispute
   game:{<id>}:packed  a finished game compacted (service/packing.py): its meta and its stream in one
                       compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
+  game:{<id>}:snapshots  hash: version -> the game folded to that version (service/snapshots.py), for
+                      cold loads and replays in a process that has not folded the game yet
   game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
   stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
                       counted right after the append that starts or ends a game)
@@ -105,7 +107,7 @@ return 'ok'
 """
 
 PACKED_CACHE_SIZE = 64  # unpacked games kept per process (a packed game is read often right after it ends)
-DROPPED_WHEN_PACKED = ("idem",)  # a game's keys, besides its stream and meta, that packing drops
+DROPPED_WHEN_PACKED = ("idem", "snapshots")  # a game's keys, besides its stream and meta, that packing drops
 OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
 
 
@@ -409,6 +411,24 @@ class EventStore:
         stream = _keys(game_id)[0]
         reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, block_ms)
         return [json.loads(fields["e"]) for _, entries in reply or [] for _, fields in entries]
+
+    def put_snapshot(self, game_id: str, version: int, blob: bytes) -> None:
+        """Keep the game folded to `version` (an encoded snapshot) beside its stream."""
+        self._call(self._redis.hset, _game_key(game_id, "snapshots"), str(version), blob)
+
+    def snapshot_versions(self, game_id: str) -> list[int]:
+        """The versions the game has snapshots of (one every SNAPSHOT_EVERY events: a short list)."""
+        return sorted(int(field) for field in self._call(self._redis.hkeys, _game_key(game_id, "snapshots")))
+
+    def snapshot(self, game_id: str, version: int) -> bytes | None:
+        """The encoded snapshot at `version`, if there is one."""
+        key = _game_key(game_id, "snapshots")
+        blob: bytes | None = self._call(self._redis.execute_command, "HGET", key, str(version), **{NEVER_DECODE: []})
+        return blob
+
+    def drop_snapshots(self, game_id: str) -> None:
+        """Forget the game's snapshots (its stream is not what they were folded from)."""
+        self._call(self._redis.delete, _game_key(game_id, "snapshots"))
 
     def put_ticket(self, game_id: str, digest: str, seat: int, seconds: int) -> None:
         """Keep a stream ticket (by its digest) for `seconds`."""
