@@ -207,14 +207,35 @@ export class PlayPage {
       if (this.notice === 'offline') this.notice = '';
     } catch (error) {
       if (error.name === 'AbortError') return;
-      if (error.status === 0) this.notice = 'offline'; // not the rules: the long-poll clears it once the service answers
+      if (error.status === 0) this.notice = 'offline'; // not the rules: cleared once the service answers again
       else this.error = error.status === 409 ? t('error.moved') : t('error.refused', { detail: errorText(error) });
       if (this.error) announce(this.error);
-      try { await this.refresh(); if (error.status === 0) this.notice = ''; } catch { /* the long-poll retries */ }
+      try { await this.refresh(); if (error.status === 0) this.notice = ''; } catch { this.reconnect(); }
     } finally {
       this.busy = false;
     }
     this.render();
+  }
+
+  /** While the service cannot be reached: ask for the view every RETRY_MS until it answers, then say so.
+   * (A live stream may stay open through a short outage and bring nothing to clear the notice.) */
+  async reconnect() {
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    try {
+      while (!this.stopped && this.notice === 'offline') {
+        await new Promise((resolve) => { window.setTimeout(resolve, RETRY_MS); });
+        try {
+          await this.refresh();
+          this.notice = '';
+          this.render();
+        } catch (error) {
+          if (error.name === 'AbortError') return;
+        }
+      }
+    } finally {
+      this.reconnecting = false;
+    }
   }
 
   // ---------------------------------------------------------------- drawing
