@@ -12,7 +12,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, live, logs, metrics, ratelimit, web
+from service import apidocs, catalog, games_api, health, history_api, live, logs, metrics, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
@@ -90,6 +90,7 @@ def create_app(
     for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
+    app.register_blueprint(apidocs.blp)  # the document itself and its reference page `/docs`
     _register_errors(app)
     app.before_request(_require_json_body)
     return app
