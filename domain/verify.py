@@ -347,7 +347,10 @@ def read_record(path: str) -> Any:
 
 
 USAGE = "python -m domain.verify RECORD.json (or RECORD.json.gz)"
-EXIT_CODES = "Checks a game record on its own and prints the verdict. Exit codes: 0 PASS, 1 FAIL or INCOMPLETE, 2 no record (unreadable, not a record, or bad arguments)."
+EXIT_CODES = (
+    "Checks a game record on its own and prints the verdict. "
+    "Exit codes: 0 PASS, 1 FAIL or INCOMPLETE, 2 no record (unreadable, not a record, or bad arguments)."
+)
 
 
 def main(argv: Sequence[str]) -> int:
