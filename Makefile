@@ -26,9 +26,11 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# The verifier's exit code (0 PASS, 1 FAIL or INCOMPLETE, 2 no record) is the recipe's status and is
+# printed on failure; make's own status is 2 for any failure, so scripts call `python -m domain.verify`.
 verify: install
 	@test -n "$(RECORD)" || { echo "usage: make verify RECORD=path/to/record.json"; exit 2; }
-	$(PY) -m domain.verify "$(RECORD)"
+	@$(PY) -m domain.verify "$(RECORD)" || { code=$$?; echo "verify: exit code $$code (1: FAIL or INCOMPLETE, 2: no record); make itself exits 2 on any failure" >&2; exit $$code; }
 
 GAME ?= golf
 GAMES ?= 500

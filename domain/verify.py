@@ -346,10 +346,20 @@ def read_record(path: str) -> Any:
     return json.loads(data.decode("utf-8"))
 
 
+USAGE = "python -m domain.verify RECORD.json (or RECORD.json.gz)"
+EXIT_CODES = (
+    "Checks a game record on its own and prints the verdict. "
+    "Exit codes: 0 PASS, 1 FAIL or INCOMPLETE, 2 no record (unreadable, not a record, or bad arguments)."
+)
+
+
 def main(argv: Sequence[str]) -> int:
     """CLI: print the verdict; exit 0 only for a record that passes every check, 1 otherwise, 2 for no record."""
-    if len(argv) != 1:
-        print("usage: python -m domain.verify RECORD.json (or RECORD.json.gz)", file=sys.stderr)
+    if list(argv) in (["-h"], ["--help"]):
+        print(f"{USAGE}\n\n{EXIT_CODES}")
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print(f"usage: {USAGE}", file=sys.stderr)
         return 2
     try:
         record = read_record(argv[0])

@@ -12,7 +12,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import catalog, games_api, health, history_api, live, logs, metrics, ratelimit, web
+from service import apidocs, catalog, contract, games_api, health, history_api, live, logs, metrics, ratelimit, web
 from service.commands import GameService
 from service.connections import DEFAULT_REDIS_URL, redis_clients
 from service.dispatch import BotDispatcher, RQDispatcher
@@ -45,6 +45,11 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
             super()._register_responses()
         finally:
             del self.DEFAULT_RESPONSE_CONTENT_TYPE  # back to the class default for success responses
+        contract.declare_headers(self.spec.components.responses_lazy[self.DEFAULT_ERROR_RESPONSE_NAME])
+
+    def _register_pagination_header(self) -> None:
+        """None: the API pages with its own `after`/`limit`, so flask-smorest's pagination header and
+        its PaginationMetadata schema would be unused components."""
 
 
 def create_app(
@@ -85,11 +90,12 @@ def create_app(
     depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
 
-    api = Api(app)
+    api = Api(app, spec_kwargs={"extra_plugins": [contract.HeadersPlugin()]})
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
+    app.register_blueprint(apidocs.blp)  # the document itself and its reference page `/docs`
     _register_errors(app)
     app.before_request(_require_json_body)
     return app

@@ -41,6 +41,7 @@ class CatalogSchema(ma.Schema):
 
 
 @blp.route("/catalog")
+@blp.doc(operationId="getCatalog")
 @blp.response(200, CatalogSchema)
 def catalog() -> dict[str, Any]:
     """The games: id, name, player range, options with defaults and ranges, action types."""

@@ -8,10 +8,12 @@ import flask
 import marshmallow as ma
 from marshmallow import validate
 
+from domain import engine
 from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service import metrics
 from service.commands import TURN_SECONDS_RANGE
+from service.contract import ETAG, LOCATION
 from service.http import (
     Blueprint,
     QueryInteger,
@@ -29,13 +31,17 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: c
 MAX_WAIT_SECONDS = 30
 MAX_SEQ = 2**53 - 1  # far beyond any game; keeps `after + 1` a valid Redis stream id
 GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
+SEAT_KINDS = ("human", "bot")
+SEED_SOURCES = ("server", "creator")
+STATUSES = ("active", "finished")
+ACTION_TYPES = {game.describe()["id"]: list(game.describe()["actions"]) for game in engine.all_games()}
 
 
 # ---------------------------------------------------------------- schemas
 
 
 class SeatRequestSchema(ma.Schema):
-    kind = ma.fields.String(required=True, validate=validate.OneOf(["human", "bot"]))
+    kind = ma.fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
     name = ma.fields.String(validate=validate.Length(1, 40))
     level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only; default greedy"})
     think_ms = ma.fields.Integer(
@@ -74,9 +80,9 @@ class CreateGameSchema(ma.Schema):
 
 class SeatCreatedSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
-    kind = ma.fields.String(required=True)
+    kind = ma.fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
     name = ma.fields.String(required=True)
-    level = ma.fields.String()
+    level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only"})
     think_ms = ma.fields.Integer()
     token = ma.fields.String(metadata={"description": "humans only; shown once"})
 
@@ -89,7 +95,7 @@ class GameCreatedSchema(ma.Schema):
     )
     version = ma.fields.Integer(required=True)
     seed_commitment = ma.fields.String(required=True)
-    seed_source = ma.fields.String(required=True, validate=validate.OneOf(["server", "creator"]))
+    seed_source = ma.fields.String(required=True, validate=validate.OneOf(SEED_SOURCES))
     stacked = ma.fields.Boolean(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
@@ -97,9 +103,9 @@ class GameCreatedSchema(ma.Schema):
 
 class SeatViewSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
-    kind = ma.fields.String(required=True)
+    kind = ma.fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
     name = ma.fields.String(required=True)
-    level = ma.fields.String()
+    level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only"})
     think_ms = ma.fields.Integer()
     score = ma.fields.Integer(required=True)
 
@@ -111,7 +117,7 @@ class GameViewSchema(ma.Schema):
         required=True, metadata={"description": "the version of the game's rules it is played under"}
     )
     stacked = ma.fields.Boolean(required=True)
-    status = ma.fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = ma.fields.String(required=True, validate=validate.OneOf(STATUSES))
     version = ma.fields.Integer(required=True)
     round = ma.fields.Integer(required=True)
     phase = ma.fields.String(required=True)
@@ -129,7 +135,14 @@ class GameViewSchema(ma.Schema):
 class ActionSchema(ma.Schema):
     """One action; which fields apply depends on the game and `type` (API.md, Action types)."""
 
-    type = ma.fields.String(required=True)
+    type = ma.fields.String(
+        required=True,
+        metadata={
+            "enum": sorted({kind for kinds in ACTION_TYPES.values() for kind in kinds}),
+            "description": "the action type; by game: "
+            + "; ".join(f"{game}: {', '.join(kinds)}" for game, kinds in ACTION_TYPES.items()),
+        },
+    )
     expected_version = ma.fields.Integer(strict=True, validate=validate.Range(min=0))
     positions = ma.fields.List(ma.fields.Integer(strict=True))
     position = ma.fields.Integer(strict=True)
@@ -207,7 +220,7 @@ CREATE_EXAMPLE = {
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
 @blp.response(201, GameCreatedSchema)
-@blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS}})
+@blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS, "headers": {"Location": LOCATION}}})
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s413="request body over 64 KiB",
@@ -226,7 +239,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 
 
 @blp.route("/<game_id>")
-@blp.doc(operationId="getGame", security=[{}, {"seatToken": []}])
+@blp.doc(operationId="getGame", security=[{}, {"seatToken": []}], responses={200: {"headers": {"ETag": ETAG}}})
 @blp.response(200, GameViewSchema)
 @blp.problems(
     s429=READS_LIMITED,
@@ -247,6 +260,7 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blp.doc(
     operationId="postAction",
     security=[{"seatToken": []}],
+    responses={409: {"headers": {"ETag": ETAG}}},
     parameters=[
         {
             "in": "header",

@@ -18,6 +18,7 @@ class StatusSchema(ma.Schema):
 
 
 @blp.route("/healthz")
+@blp.doc(operationId="getHealth")
 @blp.response(200, StatusSchema)
 def healthz() -> dict[str, str]:
     """The process is up."""
@@ -25,6 +26,7 @@ def healthz() -> dict[str, str]:
 
 
 @blp.route("/readyz")
+@blp.doc(operationId="getReadiness")
 @blp.response(200, StatusSchema)
 @blp.problems(s503="the event store cannot be reached")
 def readyz() -> dict[str, str]:

@@ -8,7 +8,15 @@ import flask
 import marshmallow as ma
 from marshmallow import validate
 
-from service.games_api import MAX_SEQ, EventRecordSchema, GameViewSchema, SeatCreatedSchema, checked_id
+from service.games_api import (
+    MAX_SEQ,
+    SEED_SOURCES,
+    STATUSES,
+    EventRecordSchema,
+    GameViewSchema,
+    SeatCreatedSchema,
+    checked_id,
+)
 from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
 from service.http import Blueprint, QueryInteger, bearer_token, required_bearer_token
 from service.ratelimit import READS_LIMITED
@@ -44,8 +52,8 @@ class RecordSchema(ma.Schema):
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
     stacked = ma.fields.Boolean(required=True)
     seed_commitment = ma.fields.String(required=True)
-    seed_source = ma.fields.String(required=True)
-    status = ma.fields.String(required=True)
+    seed_source = ma.fields.String(required=True, validate=validate.OneOf(SEED_SOURCES))
+    status = ma.fields.String(required=True, validate=validate.OneOf(STATUSES))
     version = ma.fields.Integer(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seed = ma.fields.String(metadata={"description": "only once the game has ended"})
@@ -145,7 +153,7 @@ def get_audit(game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/disputes", methods=["POST"])
-@blp.doc(security=[{"seatToken": []}])
+@blp.doc(operationId="createDispute", security=[{"seatToken": []}])
 @blp.arguments(DisputeRequestSchema)
 @blp.response(201, DisputeSchema)
 @blp.problems(
@@ -164,7 +172,7 @@ def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/<game_id>/disputes")
-@blp.doc(security=[{}, {"seatToken": []}])
+@blp.doc(operationId="getDisputes", security=[{}, {"seatToken": []}])
 @blp.arguments(DisputesQuerySchema(), location="query")
 @blp.response(200, DisputesSchema)
 @blp.problems(

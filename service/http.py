@@ -25,7 +25,14 @@ class ProblemSchema(ma.Schema):
     type = ma.fields.String(required=True)
     title = ma.fields.String(required=True)
     status = ma.fields.Integer(required=True)
-    code = ma.fields.String(required=True, metadata={"description": "stable snake_case error code"})
+    code = ma.fields.String(
+        required=True,
+        metadata={
+            "description": "stable snake_case error code; docs/api.md (Error codes) lists every code with its "
+            "status and meaning: a 422 with `rule` is a refusal by the rules",
+            "pattern": "^[a-z][a-z0-9_]*$",
+        },
+    )
     detail = ma.fields.String(required=True)
     rule = ma.fields.String(metadata={"description": "the rule id that refused the action"})
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
+from service.apidocs import as_yaml, spec_of
 from service.app import create_app
 from service.dispatch import NoDispatcher
 
@@ -13,13 +12,12 @@ from service.dispatch import NoDispatcher
 def spec_dict() -> dict[str, Any]:
     """The OpenAPI document of the app (clients connect lazily: no Redis is needed)."""
     app = create_app({"REDIS_URL": "redis://localhost:1/0"}, dispatcher=NoDispatcher())
-    spec: dict[str, Any] = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
-    return spec
+    return spec_of(app)
 
 
 def spec_yaml() -> str:
     """The document as YAML with a stable key order."""
-    return yaml.safe_dump(spec_dict(), sort_keys=True, allow_unicode=True)
+    return as_yaml(spec_dict())
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ when that is set (the API on the same host serves them), else to http://0.0.0.0:
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import functools
 import logging
@@ -154,5 +155,18 @@ def _stop_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
+def parse_args(argv: list[str]) -> None:
+    """The command line takes no arguments (settings come from the environment); `--help` tells so."""
+    parser = argparse.ArgumentParser(
+        prog="python -m workers",
+        description=__doc__,
+        epilog="Settings: REDIS_URL, QUEUE_REDIS_URL, METRICS_PORT, PROMETHEUS_MULTIPROC_DIR and the "
+        "LIFECYCLE_* variables (docs/operations.md, docs/storage.md).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.parse_args(argv)
+
+
 if __name__ == "__main__":
+    parse_args(sys.argv[1:])
     main()

@@ -212,21 +212,50 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def first_problem(args: argparse.Namespace, levels: list[str]) -> str | None:
+    """The first thing wrong with the command line, named by its flag; None when it can run."""
+    games = [game.id for game in engine.all_games()]
+    if args.game not in games:
+        return f"--game: unknown game {args.game!r}; the games are {', '.join(games)}"
+    if args.games < 1:
+        return f"--games: at least 1, not {args.games}"
+    if not levels:
+        return "--seats: name at least one bot level, e.g. greedy,random"
+    for level in levels:
+        try:
+            policy_for(args.game, level)
+        except ValueError as error:
+            return f"--seats: {error}"
+    try:
+        options = json.loads(args.options)
+    except ValueError as error:
+        return f"--options: not JSON ({error})"
+    if not isinstance(options, dict):
+        return "--options: must be a JSON object, e.g. {}"
+    try:
+        engine.make_config(args.game, len(levels), options, "check")
+    except DomainError as error:
+        flag = "--seats" if error.code == "bad_player_count" else "--options"
+        return f"{flag}: {error.detail}"
+    for flag in ("concurrency", "jobs", "samples", "think_ms"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            return f"--{flag.replace('_', '-')}: at least 1, not {value}"
+    return None
+
+
 def main(argv: Sequence[str]) -> int:
     """Run the simulation; 2 for bad arguments, 1 when the service (with --via-queue) fails."""
     from workers.simulate_queue import ServiceError, simulate_via_queue  # it builds on this module
 
     args = parse_args(argv)
     levels = [level.strip() for level in args.seats.split(",") if level.strip()]
+    problem = first_problem(args, levels)
+    if problem is not None:
+        print(f"simulate: {problem}", file=sys.stderr)
+        return 2
+    options = json.loads(args.options)
     try:
-        options = json.loads(args.options)
-        if not isinstance(options, dict) or args.games < 1:
-            raise ValueError("--options must be a JSON object and --games at least 1")
-        for level in levels:
-            policy_for(args.game, level)
-        engine.make_config(args.game, len(levels), options, "check")
-        if min(args.concurrency, args.jobs, args.samples, args.think_ms or 1) < 1:
-            raise ValueError("--concurrency, --jobs, --samples and --think-ms must be at least 1")
         budget = dataclasses.replace(DEFAULT_BUDGET, samples=args.samples)
         if args.think_ms:
             budget = dataclasses.replace(budget, think_ms=args.think_ms, clock=time.monotonic)

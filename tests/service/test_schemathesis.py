@@ -122,7 +122,9 @@ def flatmap_case(context: schemathesis.HookContext, case: schemathesis.Case) -> 
             return case
         # a live stream of a running game never ends: the stream is fuzzed on the finished game
         following = case.path.endswith("/stream") and case.method.upper() == "GET"
-        game_id = SEEDED.finished if following else draw(st.sampled_from(list(SEEDED.games)))
+        disputing = case.path.endswith("/disputes") and case.method.upper() == "POST"  # needs a seat of the game
+        games = [game for game in SEEDED.games if SEEDED.tokens.get(game)] if disputing else list(SEEDED.games)
+        game_id = SEEDED.finished if following else draw(st.sampled_from(games))
         case.path_parameters = {**case.path_parameters, "game_id": game_id}
         token = draw(_strategy_for_auth(game_id))
         headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
@@ -131,16 +133,18 @@ def flatmap_case(context: schemathesis.HookContext, case: schemathesis.Case) -> 
         case.headers = headers
         seat = next((s for s, t in SEEDED.tokens.get(game_id, {}).items() if t == token), None)
         method, version = case.method.upper(), SEEDED.version(game_id)
+        # the draws do not depend on the games' state, which moves on: hypothesis replays them alike
+        pick, index = draw(st.integers(0, 2)), draw(st.integers(0, 2**16))
         if case.path.endswith("/actions") and method == "POST" and seat is not None:
             legal = SEEDED.legal(game_id, seat)
-            if legal and draw(st.integers(0, 2)):
-                case.body = dict(draw(st.sampled_from(legal)))
+            if legal and pick:
+                case.body = dict(legal[index % len(legal)])
                 case.headers = {k: v for k, v in headers.items() if k.lower() != "if-match"}
-        elif case.path.endswith("/disputes") and method == "POST" and seat is not None and draw(st.booleans()):
-            case.body = {"seq": draw(st.integers(1, version)), "reason": draw(st.text(min_size=1, max_size=50))}
-        elif case.path.endswith(("/replay", "/events")) and method == "GET" and draw(st.booleans()):
+        elif disputing and seat is not None:
+            case.body = {"seq": 1 + index % version, "reason": draw(st.text(min_size=1, max_size=50))}
+        elif case.path.endswith(("/replay", "/events")) and method == "GET" and pick:
             name = "at" if case.path.endswith("/replay") else "after"
-            case.query = {**(case.query or {}), name: draw(st.integers(0 if name == "after" else 1, version))}
+            case.query = {**(case.query or {}), name: index % (version + 1) or (0 if name == "after" else 1)}
         return case
 
     return meaningful()
