@@ -323,7 +323,9 @@ def open_seat_stream(client: FlaskClient, game_id: str, token: str) -> SeatStrea
     return SeatStream(SseReader(client.get(url, buffered=False)))
 
 
-CARD_IN_TEXT = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b|\b[1-7]-[a-z]+-[a-z]+\b")
+# a card code standing alone: not a piece of a game id, request id or token (URL-safe: letters, digits,
+# `-` and `_`), such as the id `JK-V9Gkg8BPI`
+CARD_IN_TEXT = re.compile(r"(?<![\w-])(?:(?:10|[2-9AJQK])[SHDC]|JK|[1-7]-[a-z]+-[a-z]+)(?![\w-])")
 
 
 @st.composite
