@@ -3,7 +3,8 @@
 It takes jobs from the queues named in BOT_QUEUES (comma-separated, in the order it takes them; default
 `bots,bots-expert`: the random and greedy bots' turns first, then the experts'). `make run` also runs
 one worker with BOT_QUEUES=bots only, so that the quick bots keep their pace while every other worker
-thinks for an expert (docs/operations.md, "Expert bots").
+thinks for an expert (docs/operations.md, "Expert bots"); WORKER_SCHEDULER=off leaves the RQ scheduler
+to the other workers.
 
 The RQ scheduler (a child process) moves jobs whose retry is due back to the queue; the keeper
 (three threads) beats this worker's liveness, runs the reconciler at start and every few seconds, and
@@ -110,6 +111,7 @@ def main() -> None:
         connection = redis.Redis.from_url(queue_url())
         lifecycle = Lifecycle(game_service(), LifecycleSettings.from_env())
         names = queue_names(os.environ.get("BOT_QUEUES"))
+        scheduler_wanted = os.environ.get("WORKER_SCHEDULER", "on").strip().lower() != "off"
     except (RedisSettingsError, LifecycleSettingsError, ThinkCapError, ValueError) as error:
         raise SystemExit(f"workers: {error}") from error
     queues = [BotQueue(name, connection=connection, serializer=JSONSerializer) for name in names]
@@ -126,7 +128,7 @@ def main() -> None:
                 release_scheduler_lock(last)
                 worker = last = BotWorker(queues, connection=connection, serializer=JSONSerializer)
                 keeper.serve(worker.name)
-                worker.work(with_scheduler=True)
+                worker.work(with_scheduler=scheduler_wanted)
             except Exception:
                 log.exception("the worker loop failed")
             if worker is not None and worker.stop_asked:

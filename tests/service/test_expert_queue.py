@@ -23,6 +23,7 @@ from service.commands import GameService
 from service.dispatch import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
 from service.store import EventStore
 from tests.conftest import RecordingDispatcher
+from workers.__main__ import queue_names
 from workers.reconcile import Reconciler, waiting_for
 
 EXPERT_FIRST = [{"kind": "bot", "level": "expert"}, {"kind": "bot", "level": "greedy"}]
@@ -135,3 +136,14 @@ def test_a_think_cap_out_of_range_is_refused(setting: str) -> None:
 def test_the_think_cap_defaults_to_two_seconds_and_follows_the_setting() -> None:
     assert think_ms_max_from_env({}) == 2000
     assert think_ms_max_from_env({"EXPERT_THINK_MS_MAX": "750"}) == 750
+
+
+def test_a_worker_takes_the_quick_bots_first_and_refuses_unknown_queues() -> None:
+    """`python -m workers` reads BOT_QUEUES: by default both queues, the quick bots' first (RQ takes
+    jobs from its queues in order); a queue that is no bot queue, or one named twice, is refused."""
+    assert queue_names(None) == [BOT_QUEUE, EXPERT_QUEUE]
+    assert queue_names(" bots ") == [BOT_QUEUE]
+    assert queue_names("bots-expert,bots") == [EXPERT_QUEUE, BOT_QUEUE]
+    for setting in ("default", "bots,bots", ",", "bots;bots-expert"):
+        with pytest.raises(ValueError, match="BOT_QUEUES"):
+            queue_names(setting)
