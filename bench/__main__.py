@@ -16,7 +16,7 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, fold, length, memory, openloop, report
+from bench import actions, bots, experts, fold, length, memory, openloop, report
 from bench.procs import ROOT, processes
 from service.commands import GameService
 from service.dispatch import RQDispatcher
@@ -38,6 +38,8 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
 
         console.print("bot turns through the RQ workers, and no-op jobs ...")
         bot_figure, games = bots.figure(procs, raw, service, service.store)
+        console.print("greedy turns alone and beside 8 expert games ...")
+        expert_figure = experts.figure(procs, raw, service, service.store)
         console.print("folding the finished games ...")
         fold_figures = fold.figures(service, games)
         memory_figures = memory.figures(raw, GameHistory(service), games)
@@ -51,7 +53,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         open_figures = openloop.figures(app.port, rps_c16)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-    return [*fold_figures, *action_figures, *open_figures, *length_figures, bot_figure, *memory_figures]
+    return [*fold_figures, *action_figures, *open_figures, *length_figures, bot_figure, expert_figure, *memory_figures]
 
 
 def _raise_file_limit() -> None:

@@ -159,9 +159,10 @@ class Processes:
         wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30, f"gunicorn ({name})")
         return Server(port, process.pid)
 
-    def start_workers(self, count: int) -> list[subprocess.Popen[bytes]]:
-        """`python -m workers` processes, as `make run` starts one."""
-        return [self._spawn(f"worker-{i}", [sys.executable, "-m", "workers"], self.env()) for i in range(count)]
+    def start_workers(self, count: int, name: str = "worker", **settings: str) -> list[subprocess.Popen[bytes]]:
+        """`python -m workers` processes, as `make run` starts one; `settings`: more of their environment."""
+        env = {**self.env(), **settings}
+        return [self._spawn(f"{name}-{i}", [sys.executable, "-m", "workers"], env) for i in range(count)]
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) and the API under supervisord
-# (scripts/supervisord.conf), which starts again any child that dies; Ctrl-C or SIGTERM stops them all.
+# Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for every bot queue, one more
+# for the random and greedy bots only, and the API under supervisord (scripts/supervisord.conf), which
+# starts again any child that dies; Ctrl-C or SIGTERM stops them all.
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
 # QUEUE_REDIS_URL, a plain Redis (see README, "Running on Redis Cluster").
 # VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's

@@ -9,34 +9,30 @@ import json
 import logging
 import secrets
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from domain import engine
-from domain.bots import choose_action
-from domain.bots.expert import budget_for
 from domain.chain import canonical_json, chain_records, record_actor
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
-from service import metrics
-from service.dispatch import BotDispatcher, SchedulesTimeouts, TracksWaiting
+from service.bot_turns import CHAIN_SECONDS, CHAIN_TURNS, BotTurns, effective_think_ms, think_ms_max_from_env
+from service.dispatch import BotDispatcher
 from service.game_index import GameIndex, epoch_of
+from service.loaded import CALL_GRACE_SECONDS, LoadedGame, Seat
 from service.problems import ApiError, from_domain, not_found, version_conflict
 from service.snapshots import SnapshotCache
 from service.store import EventStore, GameExists, StoreUnavailable
 
+__all__ = ["CALL_GRACE_SECONDS", "CHAIN_SECONDS", "CHAIN_TURNS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
 CACHE_SIZE = 2048
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
-CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
-CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
-CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
 
 
 def utc_now() -> str:
@@ -49,72 +45,6 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-@dataclasses.dataclass(frozen=True)
-class Seat:
-    """A seat as created: human or bot."""
-
-    seat: int
-    kind: str
-    name: str
-    level: str | None = None
-    think_ms: int | None = None
-
-    def public(self) -> dict[str, Any]:
-        """The seat without secrets."""
-        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
-        if self.level is not None:
-            out["level"] = self.level
-        if self.think_ms is not None:
-            out["think_ms"] = self.think_ms
-        return out
-
-
-@dataclasses.dataclass(frozen=True)
-class LoadedGame:
-    """A game as loaded: its creation facts and its snapshot at the latest version."""
-
-    id: str
-    seats: tuple[Seat, ...]
-    token_digests: tuple[str | None, ...]
-    config: engine.GameConfig
-    seed_source: str
-    snap: engine.Snapshot[Any]
-    last_hash: str
-    turn_seconds: int | None = None  # a human seat that does not act in time has a move played for it
-
-    @property
-    def version(self) -> int:
-        return self.snap.version
-
-    def bot_to_act(self) -> Seat | None:
-        """The first bot seat that may act now, if any."""
-        for seat in self.snap.to_act():
-            if self.seats[seat].kind == "bot":
-                return self.seats[seat]
-        return None
-
-    def humans_to_act(self) -> list[int]:
-        """The human seats that may act now."""
-        return [seat for seat in self.snap.to_act() if self.seats[seat].kind == "human"]
-
-    def timeout_due(self) -> bool:
-        """A person is to act in a game with `turn_seconds`: a turn timeout must be on the clock."""
-        return self.turn_seconds is not None and bool(self.humans_to_act())
-
-    def workers_may_wait(self) -> bool:
-        """Whether the game can ever wait for the workers (a bot seat, or turn timeouts)."""
-        return self.turn_seconds is not None or any(seat.kind == "bot" for seat in self.seats)
-
-    def person_may_call(self) -> bool:
-        """A person may act out of turn now (a Go5 call, V-13): a bot due waits CALL_GRACE_SECONDS
-        first, as a player at the table gives the others a moment to call."""
-        return any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
-
-    def bot_delay_seconds(self) -> int:
-        """How long a bot due now waits before it acts: CALL_GRACE_SECONDS while a person may call."""
-        return CALL_GRACE_SECONDS if self.person_may_call() else 0
-
-
 class GameService:
     """Creates games, loads them (cached by version) and runs actions through the rules."""
 
@@ -125,14 +55,21 @@ class GameService:
         clock: Callable[[], str] = utc_now,
         index: GameIndex | None = None,
         snapshots: SnapshotCache | None = None,
+        think_ms_max: int | None = None,
     ) -> None:
+        """`think_ms_max`: the cap on an expert's think time a move (default: EXPERT_THINK_MS_MAX, 2000)."""
         self.store = store
-        self.dispatcher = dispatcher
+        self.bots = BotTurns(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
         self.clock = clock
         self.index = index if index is not None else GameIndex(store.client)
         self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
         self._lock = threading.Lock()
         self.snapshots = snapshots if snapshots is not None else SnapshotCache(store=store)
+
+    @property
+    def dispatcher(self) -> BotDispatcher:
+        """Where bot turns and turn timeouts are asked for (service/dispatch.py)."""
+        return self.bots.dispatcher
 
     # ------------------------------------------------------------ create
 
@@ -157,7 +94,9 @@ class GameService:
                 s["kind"],
                 s.get("name") or _default_name(s, i),
                 s.get("level", DEFAULT_BOT) if s["kind"] == "bot" else None,
-                s.get("think_ms"),
+                effective_think_ms(s.get("level", DEFAULT_BOT), s.get("think_ms"), self.bots.think_ms_max)
+                if s["kind"] == "bot"
+                else s.get("think_ms"),
             )
             for i, s in enumerate(seats)
         )
@@ -202,7 +141,7 @@ class GameService:
             loaded = LoadedGame(
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
             )
-            self._note_waiting(loaded)
+            self.bots.note_waiting(loaded)
             self.index.started(game_id, epoch_of(records[0]["at"]))
             try:
                 self.store.create(game_id, meta, records)
@@ -213,7 +152,7 @@ class GameService:
             raise ApiError(503, "store_unavailable", "could not allocate a game id")
         self._remember(loaded)
         self._count(config.game, "started")
-        self._schedule_bots(loaded)
+        self.bots.schedule(loaded)
         return {
             "id": game_id,
             "game": config.game,
@@ -414,7 +353,7 @@ class GameService:
                 raise
             stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
             if schedule_bots:
-                self._note_waiting(new)
+                self.bots.note_waiting(new)
             self._note_ending(new, response["events"])
             result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
             if result.outcome == "ok":
@@ -423,9 +362,9 @@ class GameService:
                 self.snapshots.keep_crossing(loaded.version, new.id, new.snap, new.last_hash)
                 if new.snap.finished:
                     self._count(new.config.game, "finished")
-                self._cancel_timeout(loaded)
+                self.bots.cancel_timeout(loaded)
                 if schedule_bots:
-                    self._schedule_bots(new)
+                    self.bots.schedule(new)
                 return response
             if result.outcome == "duplicate":
                 assert idem is not None and result.prior is not None
@@ -486,8 +425,8 @@ class GameService:
             raise version_conflict(loaded.version, result.version)
         self._ended(new)
         self._remember(new)
-        self._cancel_timeout(loaded)
-        self._schedule_bots(new)
+        self.bots.cancel_timeout(loaded)
+        self.bots.schedule(new)
         return records
 
     @staticmethod
@@ -497,56 +436,7 @@ class GameService:
         digest = hashlib.sha256(canonical_json(dict(body)).encode("utf-8")).hexdigest()
         return f"{seat}:{key}", digest
 
-    # ------------------------------------------------------------ bots
-
-    def _note_waiting(self, loaded: LoadedGame) -> None:
-        """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
-        game in the waiting index, so that a crash between the append and the enqueue (or the
-        timeout's scheduling) loses no turn (the reconciler finds the game)."""
-        due = loaded.bot_to_act() is not None or loaded.timeout_due()
-        if not due or not isinstance(self.dispatcher, TracksWaiting):
-            return
-        try:
-            self.dispatcher.expect(loaded.id, loaded.version)
-        except Exception:
-            log.exception("could not note the bot turn of %s at version %s", loaded.id, loaded.version)
-
-    def _schedule_bots(self, loaded: LoadedGame) -> None:
-        """Ask for the next bot turn, or say that none is due; the action is already stored, so a
-        failure here is only logged (the waiting index and the reconciler cover it)."""
-        try:
-            if loaded.bot_to_act() is not None:
-                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds())
-            elif isinstance(self.dispatcher, TracksWaiting) and loaded.timeout_due():
-                self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
-            elif isinstance(self.dispatcher, TracksWaiting) and loaded.workers_may_wait():
-                self.dispatcher.settle(loaded.id, loaded.version)
-        except Exception:
-            log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
-        self._schedule_timeout(loaded)
-
-    # ------------------------------------------------------------ turn timeouts
-
-    def _schedule_timeout(self, loaded: LoadedGame) -> None:
-        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: the game
-        is in the waiting index, so the reconciler schedules a timeout that is lost here)."""
-        if loaded.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
-            return
-        if not loaded.humans_to_act():
-            return
-        try:
-            self.dispatcher.schedule_timeout(loaded.id, loaded.version, loaded.turn_seconds)
-        except Exception:
-            log.exception("could not schedule the turn timeout of %s at version %s", loaded.id, loaded.version)
-
-    def _cancel_timeout(self, before: LoadedGame) -> None:
-        """The game moved on from `before`: its turn timeout, if any, is moot."""
-        if before.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
-            return
-        try:
-            self.dispatcher.cancel_timeout(before.id, before.version)
-        except Exception:
-            log.exception("could not cancel the turn timeout of %s at version %s", before.id, before.version)
+    # ------------------------------------------------------------ bots (service/bot_turns.py)
 
     def play_bot_turn(
         self,
@@ -556,52 +446,8 @@ class GameService:
         max_seconds: float = CHAIN_SECONDS,
         due_at: float | None = None,
     ) -> str:
-        """Play the bot turn due at `version` through `submit`, then the bot turns right after it.
-
-        Each turn is its own compare-and-append at the version it was decided on, so a second run
-        of the same (game, version) can never play twice. The chain ends at a person's turn, where a
-        person may act out of turn (the next job waits CALL_GRACE_SECONDS for them), at the end of
-        the game, when someone else appended, or at the bound; then the last state is scheduled as
-        after any append (one job, not one per version played). Says what happened:
-        played, stale, conflict or no_bot_to_act. `due_at` (seconds since the epoch): when the first
-        turn became due, for the metrics (each later turn of the chain is due when the one before it
-        is stored).
-        """
-        loaded = self.load(game_id)
-        if loaded.version != version:
-            return "stale"
-        deadline = time.monotonic() + max_seconds
-        played = 0
-        try:
-            while played < max_turns and (played == 0 or time.monotonic() < deadline):
-                bot = loaded.bot_to_act()
-                if bot is None or bot.level is None or (played and loaded.person_may_call()):
-                    break
-                view = engine.view(loaded.snap, bot.seat)
-                rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
-                budget = budget_for(bot.think_ms, time.monotonic)
-                action = choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
-                try:
-                    answer = self.submit(
-                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False, loaded=loaded
-                    )
-                except ApiError as error:
-                    if error.status != 409:
-                        raise
-                    # someone else appended at this version and scheduled what follows
-                    return "played" if played else "conflict"
-                played += 1
-                metrics.observe_bot_turn(loaded.config.game, time.time() if due_at is None else due_at)
-                due_at = time.time()
-                loaded = self.load(game_id)
-                if loaded.version != answer["version"]:
-                    return "played"  # someone else appended after us and scheduled what follows
-        except Exception:
-            if played:
-                self._schedule_bots(loaded)  # best effort; the reconciler covers a failure
-            raise
-        self._schedule_bots(loaded)
-        return "played" if played else "no_bot_to_act"
+        """Play the bot turn due at `version` and the bot turns right after it (BotTurns.play_chain)."""
+        return self.bots.play_chain(self, game_id, version, max_turns, max_seconds, due_at)
 
 
 def _damaged(game_id: str, version: int, error: Exception) -> ApiError:

@@ -7,7 +7,12 @@ Keys (outside the games' hash tags):
                  find turns that have no job.
                  It lives with the event store (REDIS_URL; one key, each command or script touches only it,
                  so a Redis Cluster is fine): it is the durable record of due turns, jobs are made from it.
-  rq:…           RQ's own keys for the queue "bots", on the queue's plain Redis (QUEUE_REDIS_URL).
+  rq:…           RQ's own keys for the queues "bots" (random and greedy bots, turn timeouts) and
+                 "bots-expert" (expert bots), on the queue's plain Redis (QUEUE_REDIS_URL).
+
+A bot turn goes on the queue of its bot's level (`queue_for`): experts think for up to a couple of
+seconds a move, so they have a queue of their own and the other bots keep their pace while experts
+think (docs/operations.md, "Expert bots").
 
 Turn timeouts (games with `turn_seconds`) are jobs on the same queue, scheduled with RQ's scheduler
 (`rq:scheduled:bots`) one per (game, version) at which a human is to act, and deleted from the
@@ -31,6 +36,8 @@ from rq.serializers import JSONSerializer
 from service.connections import StoreClient
 
 BOT_QUEUE = "bots"
+EXPERT_QUEUE = "bots-expert"
+BOT_QUEUES = (BOT_QUEUE, EXPERT_QUEUE)  # the order a worker on both takes jobs in: the quick bots first
 BOT_TURN_JOB = "workers.bot_turns.play_bot_turn"
 TURN_TIMEOUT_JOB = "workers.turn_timeouts.play_turn_timeout"
 WAITING_KEY = "bots:waiting"
@@ -60,8 +67,8 @@ return 0
 class BotDispatcher(Protocol):
     """Something that arranges for a bot seat to act at a given version."""
 
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
-        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now."""
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
+        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now, on `queue`."""
 
 
 @runtime_checkable
@@ -94,6 +101,11 @@ def timeout_job_id(game_id: str, version: int) -> str:
 def bot_job_id(game_id: str, version: int) -> str:
     """One job id per (game, version), so a duplicate enqueue is harmless."""
     return f"bot-turn_{game_id}_{version}"
+
+
+def queue_for(level: str | None) -> str:
+    """The queue a bot turn of this level goes on: experts on their own."""
+    return EXPERT_QUEUE if level == "expert" else BOT_QUEUE
 
 
 def _text(value: Any) -> str:
@@ -133,16 +145,17 @@ class RQDispatcher:
     def __init__(self, connection: redis.Redis, index_connection: StoreClient | None = None) -> None:
         """`connection`: the queue's Redis; `index_connection`: the store's (default: the queue's)."""
         self.connection = connection
-        self.queue = Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
+        self.queues = {name: Queue(name, connection=connection, serializer=JSONSerializer) for name in BOT_QUEUES}
+        self.queue = self.queues[BOT_QUEUE]  # the bot turns of random and greedy bots, and turn timeouts
         self.index = WaitingIndex(index_connection or connection)
 
     def queue_depths(self) -> dict[str, int]:
-        """Jobs on the bot queue now, by state: queued, scheduled (to wait), started (running)."""
-        queue = self.queue
+        """Jobs on the bot queues now (both summed), by state: queued, scheduled (to wait), started (running)."""
+        queues = self.queues.values()
         return {
-            "queued": queue.count,
-            "scheduled": queue.scheduled_job_registry.count,
-            "started": queue.started_job_registry.count,
+            "queued": sum(queue.count for queue in queues),
+            "scheduled": sum(queue.scheduled_job_registry.count for queue in queues),
+            "started": sum(queue.started_job_registry.count for queue in queues),
         }
 
     def expect(self, game_id: str, version: int) -> None:
@@ -151,31 +164,48 @@ class RQDispatcher:
     def settle(self, game_id: str, version: int) -> None:
         self.index.settle(game_id, version)
 
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         """Index first, then the job (put on RQ's schedule when it is to wait): a crash in between
         leaves a waiting game without a job, which the reconciler repairs; a job that exists
         already (any state) is left alone."""
         self.index.raise_to(game_id, version)
         with contextlib.suppress(DuplicateJobError):
-            self._put(self._bot_job(game_id, version), delay_seconds, unique=True)
+            self._put(self._bot_job(game_id, version, queue=queue), delay_seconds, unique=True)
 
-    def enqueue(self, game_id: str, version: int, *, unique: bool = False, meta: dict[str, Any] | None = None) -> Job:
-        """The job of (game, version), retried with backoff when it fails."""
-        return self._put(self._bot_job(game_id, version, meta), 0, unique=unique)
+    def enqueue(
+        self,
+        game_id: str,
+        version: int,
+        *,
+        unique: bool = False,
+        meta: dict[str, Any] | None = None,
+        queue: str = BOT_QUEUE,
+    ) -> Job:
+        """The job of (game, version) on `queue`, retried with backoff when it fails."""
+        return self._put(self._bot_job(game_id, version, meta, queue), 0, unique=unique)
 
     def _put(self, job: Job, delay_seconds: int, unique: bool = False) -> Job:
-        """`job` on the queue now, or on RQ's schedule `delay_seconds` from now."""
+        """`job` on its queue now, or on RQ's schedule `delay_seconds` from now."""
+        queue = self.queues[job.origin]
         if delay_seconds > 0:
-            scheduled: Job = self.queue.schedule_job(job, _due(delay_seconds), unique=unique)
+            scheduled: Job = queue.schedule_job(job, _due(delay_seconds), unique=unique)
             return scheduled
-        return self.queue.enqueue_job(job, unique=unique)
+        return queue.enqueue_job(job, unique=unique)
 
-    def _bot_job(self, game_id: str, version: int, meta: dict[str, Any] | None = None) -> Job:
-        return self._job(BOT_TURN_JOB, bot_job_id(game_id, version), game_id, version, meta)
+    def _bot_job(self, game_id: str, version: int, meta: dict[str, Any] | None = None, queue: str = BOT_QUEUE) -> Job:
+        return self._job(BOT_TURN_JOB, bot_job_id(game_id, version), game_id, version, meta, queue)
 
-    def _job(self, func: str, job_id: str, game_id: str, version: int, meta: dict[str, Any] | None = None) -> Job:
-        """A job on the bot queue, retried with backoff when it fails."""
-        return self.queue.create_job(
+    def _job(
+        self,
+        func: str,
+        job_id: str,
+        game_id: str,
+        version: int,
+        meta: dict[str, Any] | None = None,
+        queue: str = BOT_QUEUE,
+    ) -> Job:
+        """A job on `queue`, retried with backoff when it fails."""
+        return self.queues[queue].create_job(
             func,
             args=(game_id, version),
             job_id=job_id,
@@ -207,33 +237,38 @@ class RQDispatcher:
         self.connection.delete(Job.key_for(job_id))
         self.schedule_timeout(game_id, version, seconds)
 
-    def requeue(self, game_id: str, version: int, meta: dict[str, Any], delay_seconds: int = 0) -> Job:
-        """Enqueue (game, version) again, whatever became of its job (on RQ's schedule when it is to
-        wait): first drop the job id from RQ's lists and registries, where a dead worker or an earlier
+    def requeue(
+        self, game_id: str, version: int, meta: dict[str, Any], delay_seconds: int = 0, queue: str = BOT_QUEUE
+    ) -> Job:
+        """Enqueue (game, version) again on `queue`, whatever became of its job (on RQ's schedule when it
+        is to wait): first drop the job id from RQ's lists and registries, where a dead worker or an earlier
         failure left it, so that RQ's own clean-up does not act on the new job later."""
         self._forget(bot_job_id(game_id, version))
-        return self._put(self._bot_job(game_id, version, meta), delay_seconds)
+        return self._put(self._bot_job(game_id, version, meta, queue), delay_seconds)
 
     def give_back(self, job_id: str) -> None:
         """Put a job that a worker took and then lost (its loop ended on a Redis error) back at the front
-        of the queue, out of every list and registry it was left in."""
+        of its queue, out of every list and registry it was left in."""
+        origin = self.connection.hget(Job.key_for(job_id), "origin")
+        queue = self.queues.get(_text(origin) if origin is not None else BOT_QUEUE, self.queue)
         self._forget(job_id)
-        self.connection.lpush(self.queue.key, job_id)
+        self.connection.lpush(queue.key, job_id)
 
     def _forget(self, job_id: str) -> None:
-        """Drop a job id from RQ's lists and registries (a dead worker's, a failure's, the schedule)."""
-        queue = self.queue
+        """Drop a job id from RQ's lists and registries of every bot queue (a dead worker's, a failure's,
+        the schedule): a job may come back on the other queue (its game's next bot is of another level)."""
         prefix = f"{job_id}:"
-        running: list[bytes | str] = self.connection.zrange(queue.started_job_registry.key, 0, -1)  # type: ignore[assignment]
-        stale = [entry for entry in map(_text, running) if entry.startswith(prefix)]
-        with self.connection.pipeline() as pipe:
-            if stale:
-                pipe.zrem(queue.started_job_registry.key, *stale)
-            pipe.zrem(queue.failed_job_registry.key, job_id)
-            pipe.zrem(queue.scheduled_job_registry.key, job_id)
-            pipe.lrem(queue.intermediate_queue_key, 0, job_id)
-            pipe.lrem(queue.key, 0, job_id)
-            pipe.execute()
+        for queue in self.queues.values():
+            running: list[bytes | str] = self.connection.zrange(queue.started_job_registry.key, 0, -1)  # type: ignore[assignment]
+            stale = [entry for entry in map(_text, running) if entry.startswith(prefix)]
+            with self.connection.pipeline() as pipe:
+                if stale:
+                    pipe.zrem(queue.started_job_registry.key, *stale)
+                pipe.zrem(queue.failed_job_registry.key, job_id)
+                pipe.zrem(queue.scheduled_job_registry.key, job_id)
+                pipe.lrem(queue.intermediate_queue_key, 0, job_id)
+                pipe.lrem(queue.key, 0, job_id)
+                pipe.execute()
 
 
 def _due(seconds: int) -> datetime:
@@ -244,5 +279,5 @@ def _due(seconds: int) -> datetime:
 class NoDispatcher:
     """Schedules nothing (for tools that only read)."""
 
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         return None

@@ -47,7 +47,10 @@ class SeatRequestSchema(ma.Schema):
     think_ms = ma.fields.Integer(
         strict=True,
         validate=validate.Range(*THINK_MS_RANGE),
-        metadata={"description": f"expert bots only: time budget a move, default {DEFAULT_BUDGET.think_ms} ms"},
+        metadata={
+            "description": f"expert bots only: time budget a move, default {DEFAULT_BUDGET.think_ms} ms; the server"
+            " caps it (EXPERT_THINK_MS_MAX, default 2000 ms) and the answer's seat shows the think_ms in effect"
+        },
     )
 
     @ma.validates_schema

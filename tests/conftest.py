@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from service.app import create_app
 from service.commands import GameService
+from service.dispatch import BOT_QUEUE
 from service.timeouts import play_turn_timeout
 
 
@@ -23,11 +24,13 @@ class RecordingDispatcher:
         self.delays: dict[tuple[str, int], int] = {}  # (game, version) -> how long the bot turn was to wait
         self.timeouts: dict[tuple[str, int], int] = {}  # (game, version) -> seconds, while scheduled
         self.cancelled: list[tuple[str, int]] = []
+        self.queues: dict[tuple[str, int], str] = {}  # (game, version) -> the queue the bot turn was asked on
         self.service: GameService | None = None
 
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         self.jobs.append((game_id, version))
         self.delays[(game_id, version)] = delay_seconds
+        self.queues[(game_id, version)] = queue
 
     def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
         self.timeouts.setdefault((game_id, version), seconds)

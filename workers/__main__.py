@@ -1,4 +1,10 @@
-"""`python -m workers`: one RQ worker for the bot queue (JSON serializer), with its scheduler and keeper.
+"""`python -m workers`: one RQ worker for the bot queues (JSON serializer), with its scheduler and keeper.
+
+It takes jobs from the queues named in BOT_QUEUES (comma-separated, in the order it takes them; default
+`bots,bots-expert`: the random and greedy bots' turns first, then the experts'). `make run` also runs
+one worker with BOT_QUEUES=bots only, so that the quick bots keep their pace while every other worker
+thinks for an expert (docs/operations.md, "Expert bots"); WORKER_SCHEDULER=off leaves the RQ scheduler
+to the other workers.
 
 The RQ scheduler (a child process) moves jobs whose retry is due back to the queue; the keeper
 (three threads) beats this worker's liveness, runs the reconciler at start and every few seconds, and
@@ -31,8 +37,9 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service import logs
+from service.bot_turns import ThinkCapError
 from service.connections import RedisSettingsError
-from service.dispatch import BOT_QUEUE
+from service.dispatch import BOT_QUEUES
 from service.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
 from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, waiting_for
@@ -104,9 +111,11 @@ def main() -> None:
     try:
         connection = redis.Redis.from_url(queue_url())
         lifecycle = Lifecycle(game_service(), LifecycleSettings.from_env())
-    except (RedisSettingsError, LifecycleSettingsError) as error:
+        names = queue_names(os.environ.get("BOT_QUEUES"))
+        scheduler_wanted = os.environ.get("WORKER_SCHEDULER", "on").strip().lower() != "off"
+    except (RedisSettingsError, LifecycleSettingsError, ThinkCapError, ValueError) as error:
         raise SystemExit(f"workers: {error}") from error
-    queue = BotQueue(BOT_QUEUE, connection=connection, serializer=JSONSerializer)
+    queues = [BotQueue(name, connection=connection, serializer=JSONSerializer) for name in names]
     reconciler = Reconciler(dispatcher(), functools.partial(waiting_for, game_service()))
     keeper = Keeper(dispatcher().connection, reconciler, lifecycle=lifecycle)
     failures = 0
@@ -118,9 +127,9 @@ def main() -> None:
             try:
                 give_back_taken()
                 release_scheduler_lock(last)
-                worker = last = BotWorker([queue], connection=connection, serializer=JSONSerializer)
+                worker = last = BotWorker(queues, connection=connection, serializer=JSONSerializer)
                 keeper.serve(worker.name)
-                worker.work(with_scheduler=True)
+                worker.work(with_scheduler=scheduler_wanted)
             except Exception:
                 log.exception("the worker loop failed")
             if worker is not None and worker.stop_asked:
@@ -136,6 +145,17 @@ def main() -> None:
                 break
     finally:
         keeper.stop()
+
+
+def queue_names(setting: str | None) -> list[str]:
+    """The queues a worker takes jobs from, in order: BOT_QUEUES, comma-separated (default: every bot queue)."""
+    if setting is None or not setting.strip():
+        return list(BOT_QUEUES)
+    names = [name.strip() for name in setting.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BOT_QUEUES]
+    if unknown or not names or len(set(names)) != len(names):
+        raise ValueError(f"BOT_QUEUES must name some of {', '.join(BOT_QUEUES)}, each once (got {setting!r})")
+    return names
 
 
 def serve_metrics(port: str | None) -> None:

@@ -9,10 +9,11 @@ version, a Go5 call, a lost bot job is then found once the timeout has played an
 
 Otherwise the game is loaded. When a bot is due at its current version and that version's job is not
 in hand either (missing, lost from the queue, failed, finished, or started by a worker that is gone),
-the job is enqueued again, or put on RQ's schedule CALL_GRACE_SECONDS out while a person may call
-Go5. When a person is due in a game with `turn_seconds` and that version's timeout is not in hand, it
-is scheduled again, a full `turn_seconds` from now (the reconciler does not know when the person's
-clock started, so it errs on the person's side). When nothing is due, the game leaves the index.
+the job is enqueued again, on the queue of the bot's level (an expert's on `bots-expert`), or put on
+RQ's schedule CALL_GRACE_SECONDS out while a person may call Go5. When a person is due in a game
+with `turn_seconds` and that version's timeout is not in hand, it is scheduled again, a full
+`turn_seconds` from now (the reconciler does not know when the person's clock started, so it errs on
+the person's side). When nothing is due, the game leaves the index.
 
 Safe to run at any time and from any number of processes: jobs are one per (game, version) and a
 turn is a compare-and-append on the version, so a job that runs twice plays once.
@@ -37,7 +38,7 @@ from rq.serializers import JSONSerializer
 
 from service import metrics
 from service.commands import GameService
-from service.dispatch import RQDispatcher, bot_job_id, timeout_job_id
+from service.dispatch import BOT_QUEUE, RQDispatcher, bot_job_id, queue_for, timeout_job_id
 from service.lifecycle import Lifecycle, SweepOutcome
 from service.problems import ApiError
 
@@ -63,6 +64,7 @@ class Waiting:
     bot: bool  # a bot is due
     timeout_seconds: int | None = None  # a person is due, on a turn timeout's clock of this length
     grace_seconds: int = 0  # the bot due waits this long first: a person may act out of turn (a Go5 call)
+    queue: str = BOT_QUEUE  # the queue of the bot due (service/dispatch.py: experts have their own)
 
 
 Due = Callable[[str], Waiting | None]
@@ -82,6 +84,7 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
         bot is not None and bot.level is not None,
         loaded.turn_seconds if loaded.timeout_due() else None,
         loaded.bot_delay_seconds(),
+        queue_for(bot.level if bot is not None else None),
     )
 
 
@@ -140,18 +143,18 @@ class Reconciler:
             self.dispatcher.index.move(game_id, seen, version)
         seconds = state.timeout_seconds
         timeout = seconds is not None and self._repair_timeout(game_id, version, seconds, look)
-        bot = state.bot and self._repair_bot(game_id, version, look, state.grace_seconds)
+        bot = state.bot and self._repair_bot(game_id, version, look, state.grace_seconds, state.queue)
         return (game_id, version) if timeout or bot else None
 
-    def _repair_bot(self, game_id: str, version: int, look: _Look, grace_seconds: int) -> bool:
-        """Enqueue the bot job of (game, version) again unless it is in hand (on RQ's schedule,
+    def _repair_bot(self, game_id: str, version: int, look: _Look, grace_seconds: int, queue: str) -> bool:
+        """Enqueue the bot job of (game, version) again on `queue` unless it is in hand (on RQ's schedule,
         `grace_seconds` from now, while a person may call); True if it was."""
         job = self._fetch([bot_job_id(game_id, version)])[0]  # afresh: it may have started meanwhile
         if self._in_hand(job, look) or not self._may_revive(job):
             return False
         revived = int(job.meta.get("revived", 0)) + 1 if job is not None else 0
         status = getattr(job.get_status(refresh=False), "value", "unknown") if job is not None else "missing"
-        self.dispatcher.requeue(game_id, version, {"revived": revived}, grace_seconds)
+        self.dispatcher.requeue(game_id, version, {"revived": revived}, grace_seconds, queue)
         metrics.RECONCILER_REPAIRS.labels("bot_turn").inc()
         log.warning("reconciler: enqueued the bot turn of %s at version %s (job was %s)", game_id, version, status)
         return True
@@ -172,14 +175,19 @@ class Reconciler:
         return jobs
 
     def _look(self) -> _Look:
-        queue = self.dispatcher.queue
+        queues = list(self.dispatcher.queues.values())
         with self.connection.pipeline(transaction=False) as pipe:
-            pipe.lrange(queue.key, 0, -1)
-            pipe.lrange(queue.intermediate_queue_key, 0, -1)
-            pipe.zrange(queue.scheduled_job_registry.key, 0, -1, withscores=True)
-            queued, in_transit, scheduled = pipe.execute()
-        due = {_text(job_id): float(at) for job_id, at in scheduled}
-        look = _Look(_texts(queued), _texts(in_transit), due, {})
+            for queue in queues:
+                pipe.lrange(queue.key, 0, -1)
+                pipe.lrange(queue.intermediate_queue_key, 0, -1)
+                pipe.zrange(queue.scheduled_job_registry.key, 0, -1, withscores=True)
+            replies = pipe.execute()
+        queued, in_transit, due = set(), set(), {}
+        for at in range(0, len(replies), 3):
+            queued |= _texts(replies[at])
+            in_transit |= _texts(replies[at + 1])
+            due.update({_text(job_id): float(when) for job_id, when in replies[at + 2]})
+        look = _Look(queued, in_transit, due, {})
         self._transit_since = {job_id: t for job_id, t in self._transit_since.items() if job_id in look.in_transit}
         return look
 

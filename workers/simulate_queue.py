@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
-from workers.simulate import GameOutcome, progress_bar, seated, tally
+from workers.simulate_results import GameOutcome, progress_bar, seated, tally
 
 WAIT_SECONDS = 20  # the events long-poll's wait per request (the API allows up to 30)
 STALL_SECONDS = 120.0  # a game with no new event for this long has no worker playing it

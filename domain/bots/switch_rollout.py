@@ -17,7 +17,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots.expert import standing_value, utility
-from domain.bots.switch import greedy
+from domain.bots.switch_greedy import greedy
 from domain.cards import JOKER, rank_of, suit_of
 from domain.engine import GameConfig
 from domain.scores import lowest_totals

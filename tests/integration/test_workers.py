@@ -28,7 +28,7 @@ from rq.serializers import JSONSerializer
 
 from service.commands import GameService
 from service.connections import redis_clients
-from service.dispatch import BOT_QUEUE, BOT_TURN_JOB, WAITING_KEY, RQDispatcher, bot_job_id
+from service.dispatch import BOT_QUEUE, BOT_TURN_JOB, EXPERT_QUEUE, WAITING_KEY, RQDispatcher, bot_job_id
 from service.store import EventStore
 from tests.integration.conftest import ROOT, free_port, service_env, stop, wait_until
 from tests.integration.test_golf_end_to_end import assert_stream_is_a_chain
@@ -66,13 +66,14 @@ class Workers:
         self.running: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
         self.log_paths: list[Path] = []
 
-    def start(self) -> subprocess.Popen[bytes]:
+    def start(self, **settings: str) -> subprocess.Popen[bytes]:
+        """One more worker; `settings`: environment variables of its own (BOT_QUEUES=...)."""
         path = self.folder / f"worker-{len(self.log_paths)}.log"
         log = path.open("wb")
         process = subprocess.Popen(
             [sys.executable, "-m", "workers"],
             cwd=ROOT,
-            env=service_env(self.redis_url),
+            env={**service_env(self.redis_url), **settings},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -119,7 +120,7 @@ def workers(own_redis: str, tmp_path: Path) -> Iterator[Workers]:
 class HeldDispatcher(RQDispatcher):
     """Keeps the waiting index like the real one but enqueues nothing: the test places the jobs."""
 
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         self.index.raise_to(game_id, version)
 
 
@@ -254,3 +255,25 @@ def test_a_retry_waiting_in_the_schedule_is_run_by_the_workers_scheduler(own_red
     wait_until(lambda: not unfinished(service, games), 30, "the scheduled turn and the game")
     check_all_played_once(own_redis, service, games)
     assert "enqueued the bot turn" not in workers.log_text(), "the scheduler, not the reconciler, ran it"
+
+
+def test_a_greedy_game_finishes_while_the_expert_queue_is_stopped(own_redis: str, workers: Workers) -> None:
+    """The queues of expert bots and of the other bots are separate: with no worker on `bots-expert`
+    (one worker, BOT_QUEUES=bots), all-greedy games play to their end while an expert's turn waits,
+    untouched, on its own queue; a worker on the expert queue then plays it."""
+    service = make_service(own_redis)
+    expert = service.create_game("golf", [{"kind": "bot", "level": "expert"}] * 2, {"rounds": 1}, seed="experts")
+    greedy = bot_games(service, 2, [{"kind": "bot", "level": "greedy"}] * 4)
+    connection = redis.Redis.from_url(own_redis)
+    expert_job = bot_job_id(expert["id"], expert["version"])
+
+    workers.start(BOT_QUEUES=BOT_QUEUE)
+    wait_until(lambda: not unfinished(service, greedy), 60, "the greedy games to finish")
+    for game_id, created in greedy.items():
+        assert_stream_is_a_chain(own_redis, game_id, created["seed_commitment"])
+    assert service.load(expert["id"]).version == expert["version"], "no worker plays an expert's turn"
+    assert Queue(EXPERT_QUEUE, connection=connection, serializer=JSONSerializer).job_ids == [expert_job]
+    assert Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer).count == 0
+
+    workers.start(BOT_QUEUES=EXPERT_QUEUE)
+    wait_until(lambda: service.load(expert["id"]).version > expert["version"], 60, "the expert's turn")

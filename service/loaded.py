@@ -1,0 +1,76 @@
+"""A game as the service holds it: its seats and its state at a version, with who may act now."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from domain import engine
+
+CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
+
+
+@dataclasses.dataclass(frozen=True)
+class Seat:
+    """A seat as created: human or bot."""
+
+    seat: int
+    kind: str
+    name: str
+    level: str | None = None
+    think_ms: int | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The seat without secrets."""
+        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
+        if self.level is not None:
+            out["level"] = self.level
+        if self.think_ms is not None:
+            out["think_ms"] = self.think_ms
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedGame:
+    """A game as loaded: its creation facts and its snapshot at the latest version."""
+
+    id: str
+    seats: tuple[Seat, ...]
+    token_digests: tuple[str | None, ...]
+    config: engine.GameConfig
+    seed_source: str
+    snap: engine.Snapshot[Any]
+    last_hash: str
+    turn_seconds: int | None = None  # a human seat that does not act in time has a move played for it
+
+    @property
+    def version(self) -> int:
+        return self.snap.version
+
+    def bot_to_act(self) -> Seat | None:
+        """The first bot seat that may act now, if any."""
+        for seat in self.snap.to_act():
+            if self.seats[seat].kind == "bot":
+                return self.seats[seat]
+        return None
+
+    def humans_to_act(self) -> list[int]:
+        """The human seats that may act now."""
+        return [seat for seat in self.snap.to_act() if self.seats[seat].kind == "human"]
+
+    def timeout_due(self) -> bool:
+        """A person is to act in a game with `turn_seconds`: a turn timeout must be on the clock."""
+        return self.turn_seconds is not None and bool(self.humans_to_act())
+
+    def workers_may_wait(self) -> bool:
+        """Whether the game can ever wait for the workers (a bot seat, or turn timeouts)."""
+        return self.turn_seconds is not None or any(seat.kind == "bot" for seat in self.seats)
+
+    def person_may_call(self) -> bool:
+        """A person may act out of turn now (a Go5 call, V-13): a bot due waits CALL_GRACE_SECONDS
+        first, as a player at the table gives the others a moment to call."""
+        return any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
+
+    def bot_delay_seconds(self) -> int:
+        """How long a bot due now waits before it acts: CALL_GRACE_SECONDS while a person may call."""
+        return CALL_GRACE_SECONDS if self.person_may_call() else 0

@@ -1,0 +1,149 @@
+"""Experts that share the machine: their turns on a queue of their own, their think time capped by the server."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import fakeredis
+import flask
+import pytest
+from flask.testing import FlaskClient
+from rq import Queue
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from domain.bots.expert import Budget
+from domain.shuffle import SeededStream
+from service import bot_turns
+from service.app import create_app
+from service.bot_turns import ThinkCapError, think_ms_max_from_env
+from service.commands import GameService
+from service.dispatch import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
+from service.store import EventStore
+from tests.conftest import RecordingDispatcher
+from workers.__main__ import queue_names
+from workers.reconcile import Reconciler, waiting_for
+
+EXPERT_FIRST = [{"kind": "bot", "level": "expert"}, {"kind": "bot", "level": "greedy"}]
+ONE_ROUND = {"rounds": 1}
+
+
+@pytest.fixture
+def server() -> fakeredis.FakeServer:
+    return fakeredis.FakeServer()
+
+
+def make_service(server: fakeredis.FakeServer, think_ms_max: int | None = None) -> GameService:
+    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
+    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)), think_ms_max=think_ms_max)
+
+
+def job_ids(server: fakeredis.FakeServer, name: str) -> list[str]:
+    return Queue(name, connection=fakeredis.FakeRedis(server=server), serializer=JSONSerializer).job_ids
+
+
+def test_an_expert_turn_goes_on_the_expert_queue_and_a_chain_stops_at_the_other_queues_bot(
+    server: fakeredis.FakeServer,
+) -> None:
+    """The expert's turn is a job on `bots-expert` only; the job plays the expert's turn and stops at
+    the greedy bot's, whose job goes on `bots`: each kind of bot thinks on its own queue's workers."""
+    service = make_service(server)
+    game = service.create_game("golf", EXPERT_FIRST, ONE_ROUND)
+    first = bot_job_id(game["id"], game["version"])
+    assert job_ids(server, EXPERT_QUEUE) == [first]
+    assert job_ids(server, BOT_QUEUE) == []
+
+    assert service.play_bot_turn(game["id"], game["version"]) == "played"
+    after = service.load(game["id"])
+    assert after.version == game["version"] + 1, "the chain stopped at the greedy bot"
+    assert after.bot_to_act() is not None and after.bot_to_act().level == "greedy"  # type: ignore[union-attr]
+    assert job_ids(server, BOT_QUEUE) == [bot_job_id(game["id"], after.version)]
+
+
+def test_the_reconciler_requeues_a_lost_expert_turn_onto_the_expert_queue(server: fakeredis.FakeServer) -> None:
+    """An expert's job that is lost (gone from its queue and from Redis) comes back on `bots-expert`."""
+    service = make_service(server)
+    game = service.create_game("golf", EXPERT_FIRST, ONE_ROUND)
+    job_id = bot_job_id(game["id"], game["version"])
+    queue_client = fakeredis.FakeRedis(server=server)
+    queue_client.delete(Queue(EXPERT_QUEUE, connection=queue_client).key, Job.key_for(job_id))
+    assert job_ids(server, EXPERT_QUEUE) == []
+
+    assert isinstance(service.dispatcher, RQDispatcher)
+    repaired = Reconciler(service.dispatcher, functools.partial(waiting_for, service)).run_once()
+    assert repaired == [(game["id"], game["version"])]
+    assert job_ids(server, EXPERT_QUEUE) == [job_id]
+    assert job_ids(server, BOT_QUEUE) == []
+
+
+@pytest.fixture
+def capped_client(monkeypatch: pytest.MonkeyPatch) -> FlaskClient:
+    monkeypatch.setenv("EXPERT_THINK_MS_MAX", "500")
+    app: flask.Flask = create_app(
+        {"TESTING": True}, redis_client=fakeredis.FakeRedis(decode_responses=True), dispatcher=RecordingDispatcher()
+    )
+    return app.test_client()
+
+
+def test_the_creation_answer_shows_the_think_time_an_expert_gets(capped_client: FlaskClient) -> None:
+    """Asked for more than EXPERT_THINK_MS_MAX, an expert seat gets the cap, and its creation answer and
+    the game's view say so; less than the cap is kept; a greedy seat has no think time."""
+    seats = [
+        {"kind": "human"},
+        {"kind": "bot", "level": "expert", "think_ms": 10_000},
+        {"kind": "bot", "level": "expert", "think_ms": 200},
+        {"kind": "bot", "level": "greedy"},
+    ]
+    answer = capped_client.post("/v1/games", json={"game": "golf", "seats": seats, "options": ONE_ROUND})
+    assert answer.status_code == 201, answer.json
+    assert [seat.get("think_ms") for seat in answer.json["seats"]] == [None, 500, 200, None]
+    view = capped_client.get(f"/v1/games/{answer.json['id']}").json
+    assert [seat.get("think_ms") for seat in view["seats"]] == [None, 500, 200, None]
+
+
+def test_an_expert_thinks_at_most_the_cap_whatever_its_seat_asked(
+    server: fakeredis.FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat stored with a larger think time (a game made under a higher cap) is played with the
+    service's cap: the budget handed to the expert's policy is at most EXPERT_THINK_MS_MAX."""
+    game = make_service(server, think_ms_max=10_000).create_game(
+        "golf", [{"kind": "bot", "level": "expert", "think_ms": 10_000}] * 2, ONE_ROUND
+    )
+    assert [seat["think_ms"] for seat in game["seats"]] == [10_000, 10_000]
+    budgets: list[Budget] = []
+    real_choose = bot_turns.choose_action
+
+    def spy(
+        name: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
+    ) -> dict[str, Any]:
+        budgets.append(a[0])
+        return real_choose(name, level, view, legal, rng, *a)
+
+    monkeypatch.setattr(bot_turns, "choose_action", spy)
+    assert make_service(server).play_bot_turn(game["id"], game["version"], max_turns=2) == "played"
+    assert budgets and {budget.think_ms for budget in budgets} == {bot_turns.THINK_MS_MAX}
+
+
+@pytest.mark.parametrize("setting", ["0", "9", "10001", "2s", "١٠٠٠", "-5", "1_000"])
+def test_a_think_cap_out_of_range_is_refused(setting: str) -> None:
+    """EXPERT_THINK_MS_MAX is a whole number of milliseconds from 10 to 10,000, else a clear error."""
+    with pytest.raises(ThinkCapError, match="EXPERT_THINK_MS_MAX"):
+        think_ms_max_from_env({"EXPERT_THINK_MS_MAX": setting})
+
+
+def test_the_think_cap_defaults_to_two_seconds_and_follows_the_setting() -> None:
+    assert think_ms_max_from_env({}) == 2000
+    assert think_ms_max_from_env({"EXPERT_THINK_MS_MAX": "750"}) == 750
+
+
+def test_a_worker_takes_the_quick_bots_first_and_refuses_unknown_queues() -> None:
+    """`python -m workers` reads BOT_QUEUES: by default both queues, the quick bots' first (RQ takes
+    jobs from its queues in order); a queue that is no bot queue, or one named twice, is refused."""
+    assert queue_names(None) == [BOT_QUEUE, EXPERT_QUEUE]
+    assert queue_names(" bots ") == [BOT_QUEUE]
+    assert queue_names("bots-expert,bots") == [EXPERT_QUEUE, BOT_QUEUE]
+    for setting in ("default", "bots,bots", ",", "bots;bots-expert"):
+        with pytest.raises(ValueError, match="BOT_QUEUES"):
+            queue_names(setting)
