@@ -101,8 +101,8 @@ def test_events_appended_while_following_arrive_in_order(client: FlaskClient) ->
 
 def test_heartbeats_arrive_while_nothing_happens(client: FlaskClient) -> None:
     created = create_golf(client, seats=TWO_HUMANS)
+    started = time.monotonic()  # before the stream opens: its first heartbeat comes a heartbeat after that
     reader = stream(client, created["id"], f"?after={created['version']}")
-    started = time.monotonic()
     beats = [reader.next(timeout=10) for _ in range(3)]
     reader.close()
     assert beats == [{"comment": "heartbeat"}] * 3
