@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from domain import engine
-from domain.chain import record_actor
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.commands import GameService, LoadedGame
 from service.problems import ApiError
@@ -215,20 +214,6 @@ class GameHistory:
 def _number(dispute_id: str) -> int:
     """A dispute's number in its game: the first part of its entry id."""
     return int(dispute_id.split("-", 1)[0])
-
-
-def fold_records(game: LoadedGame, records: list[Any]) -> engine.Snapshot[Any]:
-    """The stored events applied in order; a problem (not a crash) when they do not apply."""
-    catalog = game.snap.game.catalog
-    try:
-        return engine.fold(game.config, (catalog.build(r["type"], record_actor(r), r["data"]) for r in records))
-    except Exception as error:  # any failure to apply stored events means the stream is damaged
-        raise ApiError(
-            500,
-            "stream_damaged",
-            f"the stored events 1 to {len(records)} of this game do not replay ({type(error).__name__}); "
-            "GET its /audit for the first bad event",
-        ) from error
 
 
 def _format(config: engine.GameConfig) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,7 +21,6 @@ from domain.bots import choose_action
 from domain.shuffle import SeededStream
 from service.commands import CALL_GRACE_SECONDS, GameService
 from service.dispatch import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
-from service.history import fold_records
 from service.store import EventStore, StoreUnavailable
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
@@ -374,10 +372,9 @@ def test_a_bot_gives_a_person_who_may_call_go5_a_moment_first(fake_redis: fakere
         service.submit(game_id, 0, action, expected_version=loaded.version)
     final = service.load(game_id)
     assert final.snap.finished
-    records = [json.loads(text) for text in service.store.read_raw(game_id)]
     waits = []
     for version in range(1, final.version + 1):
-        at = dataclasses.replace(final, snap=fold_records(final, records[:version]))
+        at = dataclasses.replace(final, snap=service.state_at(final, version))
         if at.bot_to_act() is None:
             continue
         person_may_call = 0 in at.snap.out_of_turn()
