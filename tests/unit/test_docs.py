@@ -9,7 +9,10 @@ is there, the copy must equal it.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,3 +137,47 @@ def test_the_link_check_finds_a_broken_link_and_anchor(tmp_path: Path) -> None:
     page.write_text("# A title\n\n[ok](#a-title) [gone](missing.md) [bad](#nothing)\n```\n[code](x.md)\n```\n")
     assert relative_links(page) == ["#a-title", "missing.md", "#nothing"]
     assert docs_anchors(page) == {"a-title"}
+
+
+CODE_PATH = re.compile(r"\b((?:tests|domain|service|workers|bench|scripts)/[\w/.-]*\.(?:py|sh|mjs|conf))\b")
+
+
+def test_the_files_and_tests_the_docs_name_exist() -> None:
+    """Every code file (`domain/verify.py`) and test (`test_…`) that README.md and docs/ name is there."""
+    tests = list((ROOT / "tests").rglob("*.py"))
+    defined = set(re.findall(r"^\s*def (test_\w+)", "\n".join(p.read_text("utf-8") for p in tests), re.MULTILINE))
+    defined |= {path.stem for path in tests}
+    missing = []
+    for path in markdown_files():
+        text = path.read_text(encoding="utf-8")
+        missing += [f"{path.name}: {name}" for name in CODE_PATH.findall(text) if not (ROOT / name).is_file()]
+        missing += [f"{path.name}: {name}" for name in re.findall(r"\b(test_\w+)\b", text) if name not in defined]
+    assert not missing
+
+
+def make_verify(record: Path) -> subprocess.CompletedProcess[str]:
+    """`make verify RECORD=…` with this interpreter's environment, installing nothing."""
+    venv = Path(sys.executable).parent.parent
+    command = ["make", "-s", "-o", "install", "verify", f"RECORD={record}", f"VENV={venv}"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_make_verify_exits_as_the_fairness_doc_says(tmp_path: Path) -> None:
+    """docs/fairness-and-audit.md: `make verify` is 0 on PASS and make's 2 on any failure, after printing
+    `verify: exit code N` with the verifier's own code (1 for a FAIL, 2 for a file that is no record)."""
+    doc = (DOCS / "fairness-and-audit.md").read_text(encoding="utf-8")
+    assert "0 for `PASS`, and 2 for every other outcome" in doc and "`verify: exit code N`" in doc
+    good = ROOT / "tests" / "records" / "cardtable-record-2" / "golf-seeded.json"
+    passed = make_verify(good)
+    assert passed.returncode == 0 and passed.stdout.splitlines()[-1] == "PASS", passed
+    record = json.loads(good.read_text(encoding="utf-8"))
+    record["events"][3]["actor"] = 99  # a changed event: its hash no longer holds
+    bad = tmp_path / "changed.json"
+    bad.write_text(json.dumps(record), encoding="utf-8")
+    failed = make_verify(bad)
+    assert failed.returncode == 2 and "FAIL at event" in failed.stdout, failed
+    assert "verify: exit code 1 " in failed.stderr, failed.stderr
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}", encoding="utf-8")
+    unreadable = make_verify(empty)
+    assert unreadable.returncode == 2 and "verify: exit code 2 " in unreadable.stderr, unreadable.stderr
