@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from domain.bots import LEVELS
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_RULES = ROOT.parent / "shared" / "rules"
 DOCS = ROOT / "docs"
@@ -181,3 +183,12 @@ def test_make_verify_exits_as_the_fairness_doc_says(tmp_path: Path) -> None:
     empty.write_text("{}", encoding="utf-8")
     unreadable = make_verify(empty)
     assert unreadable.returncode == 2 and "verify: exit code 2 " in unreadable.stderr, unreadable.stderr
+
+
+def test_the_web_page_doc_and_the_readme_name_every_bot_level() -> None:
+    """The seat form offers the catalog's bot levels (domain.bots.LEVELS); the docs name each of them."""
+    web = (DOCS / "web.md").read_text(encoding="utf-8").split("## Using it", 1)[1].split("\n## ", 1)[0]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert set(LEVELS) == {"random", "greedy", "expert"}
+    for text in (web, readme):
+        assert all(f"`{level}`" in text for level in LEVELS)
