@@ -29,12 +29,12 @@ from tests.service.view_parts import PARTS, FieldUse, Validators, dumped_unchang
 
 SEEDS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=12)
 BOT_LEVELS = [level for level in LEVELS if level != "expert"]  # the expert thinks for seconds a move
-MAX_ACTIONS = 400  # then the game is abandoned: most games end before (low targets, few rounds)
+LONG_GAME = 1000  # actions, after which the game is abandoned: most games end before (low targets, few rounds)
 PROPERTY_SETTINGS = settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 VALIDATORS = Validators()
 
 
-def options_of(game: str, draw: st.DrawFn, players: int) -> dict[str, Any]:
+def options_of(game: str, draw: st.DrawFn) -> dict[str, Any]:
     """Options that change what the views show, with short games (low targets, few rounds)."""
     if game == "golf":
         return {
@@ -44,7 +44,7 @@ def options_of(game: str, draw: st.DrawFn, players: int) -> dict[str, Any]:
         }
     if game == "romme":
         return {
-            "target": draw(st.integers(50, 250)),
+            "target": draw(st.integers(50, 400)),
             "hand_aus_doubles": draw(st.booleans()),
             "strict_1000": draw(st.booleans()),
         }
@@ -54,9 +54,9 @@ def options_of(game: str, draw: st.DrawFn, players: int) -> dict[str, Any]:
             "match_rank": draw(st.booleans()),
             "extra_jokers": draw(st.integers(0, 8)),
             "extra_twos": draw(st.integers(0, 8)),
-            "target": draw(st.integers(1, 60)),
+            "target": draw(st.integers(1, 200)),
         }
-    options: dict[str, Any] = {"target": draw(st.integers(1, 40))}
+    options: dict[str, Any] = {"target": draw(st.integers(1, 150))}
     if draw(st.booleans()):
         options["pattern_values"] = draw(st.lists(st.integers(1, 100), min_size=7, max_size=7))
     if draw(st.booleans()):
@@ -70,11 +70,11 @@ def games(draw: st.DrawFn, game_id: str) -> tuple[engine.GameConfig, list[str], 
     actions at times, and when it runs long (random bots may play Switch for ever)."""
     game = engine.get_game(game_id)
     players = draw(st.integers(game.min_players, game.max_players))
-    options = options_of(game_id, draw, players)
+    options = options_of(game_id, draw)
     version = draw(st.integers(1, game.rules_version))
     config = engine.make_config(game_id, players, options, draw(SEEDS), rules_version=version)
     levels = draw(st.lists(st.sampled_from(BOT_LEVELS), min_size=players, max_size=players))
-    abandon_after = draw(st.sampled_from([MAX_ACTIONS]) | st.integers(0, 60))
+    abandon_after = draw(st.integers(0, 60)) if draw(st.integers(0, 3)) == 0 else LONG_GAME
     return config, levels, draw(SEEDS), abandon_after
 
 
