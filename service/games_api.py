@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import flask
@@ -136,7 +137,7 @@ class GameViewFrameSchema(ma.Schema):
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
 
 
-def game_view_fields(game: engine.Game[Any], full: bool) -> dict[str, ma.fields.Field[Any]]:
+def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma.fields.Field[Any]]:
     """What a game's view types beyond the frame: its id, phases, action types, table, you and result;
     `full`: the table may be the full one, every card (a finished game's replay)."""
     parts = VIEW_SCHEMAS[game.id]
@@ -187,16 +188,20 @@ class ByGame(ma.Schema):
         return union_of(converter, cls.variants, "game")
 
 
-def by_game(frame: type[ma.Schema], suffix: str, *, full: bool = False) -> dict[str, type[ma.Schema]]:
-    """One schema a game: `frame`'s fields and the game's own (e.g. GolfGameView)."""
-    return {
-        game.id: frame.from_dict(game_view_fields(game, full), name=f"{game_name(game)}{suffix}")
-        for game in engine.all_games()
-    }
+def by_game(
+    frame: type[ma.Schema], suffix: str, fields: Callable[[engine.Game[Any]], dict[str, ma.fields.Field[Any]]]
+) -> dict[str, type[ma.Schema]]:
+    """One schema a game: `frame`'s fields and the game's own `fields` (e.g. GolfGameView)."""
+    return {game.id: frame.from_dict(fields(game), name=f"{game_name(game)}{suffix}") for game in engine.all_games()}
+
+
+def full_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
+    """A view's fields where the table may be the full one (a finished game's replay)."""
+    return game_view_fields(game, full=True)
 
 
 class GameViewSchema(ByGame):
-    variants = by_game(GameViewFrameSchema, "GameView")
+    variants = by_game(GameViewFrameSchema, "GameView", game_view_fields)
 
 
 class ActionSchema(ma.Schema):

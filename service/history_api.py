@@ -8,6 +8,7 @@ import flask
 import marshmallow as ma
 from marshmallow import validate
 
+from domain import engine
 from service.contract import Enum, OneOf
 from service.games_api import (
     MAX_SEQ,
@@ -18,12 +19,12 @@ from service.games_api import (
     SeatCreatedSchema,
     by_game,
     checked_id,
-    event_records,
+    full_view_fields,
 )
 from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
 from service.http import Blueprint, ProblemSchema, QueryInteger, bearer_token, required_bearer_token
 from service.ratelimit import READS_LIMITED
-from service.typed_schemas import OPTION_VALUE
+from service.typed_schemas import OPTION_VALUE, event_record_schema_name
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -43,16 +44,17 @@ class ReplayFrameSchema(GameViewFrameSchema):
 
 
 class ReplaySchema(ByGame):
-    variants = by_game(ReplayFrameSchema, "Replay", full=True)
+    variants = by_game(ReplayFrameSchema, "Replay", full_view_fields)
 
 
-class RecordSchema(ma.Schema):
+class RecordFrameSchema(ma.Schema):
+    """What every game's record holds; each game's (e.g. GolfRecord) types its events."""
+
     format = ma.fields.String(
         required=True,
         metadata={"description": "cardtable-record/2; cardtable-record/1 for a game made before the nonce"},
     )
     id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
     rules_version = ma.fields.Integer(
         metadata={"description": "the version of the game's rules it was played under; missing: 1"}
     )
@@ -69,7 +71,20 @@ class RecordSchema(ma.Schema):
         metadata={"description": "only once the game has ended; none in a game made before the nonce (C-4)"}
     )
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
-    events = event_records(required=True)
+
+
+def record_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
+    """A game's record: its id, and its events told apart by `type` (`<Game>EventRecord`)."""
+    return {
+        "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
+        "events": ma.fields.List(OneOf([event_record_schema_name(game)]), required=True),
+    }
+
+
+class RecordSchema(ByGame):
+    """The record: oneOf the games' records, by `game`."""
+
+    variants = by_game(RecordFrameSchema, "Record", record_fields)
 
 
 class VerdictSchema(ma.Schema):
@@ -103,7 +118,7 @@ class DisputeSchema(ma.Schema):
 class StepViewSchema(ByGame):
     """The game after one event, as the caller may see it (a replay's view without `at`)."""
 
-    variants = by_game(GameViewFrameSchema, "StepView", full=True)
+    variants = by_game(GameViewFrameSchema, "StepView", full_view_fields)
 
 
 class ViewErrorSchema(ma.Schema):

@@ -122,10 +122,12 @@ def test_every_event_class_of_each_game_has_its_variant(spec: dict[str, Any]) ->
 def test_enums_are_the_same_in_every_schema(spec: dict[str, Any]) -> None:
     """Each enum is one component that every schema holding it refers to."""
     schemas = spec["components"]["schemas"]
-    views = [f"{camel(game.id)}{kind}" for game in engine.all_games() for kind in ("GameView", "Replay")]
+    kinds = ("GameView", "Replay", "StepView", "Record")
+    views = [f"{camel(game.id)}{kind}" for game in engine.all_games() for kind in kinds]
+    records = [f"{camel(game.id)}Record" for game in engine.all_games()]
     for field, (enum, holders) in {
-        "seed_source": ("SeedSource", ("GameCreated", "Record")),
-        "status": ("GameStatus", ("Record", *views)),
+        "seed_source": ("SeedSource", ("GameCreated", *records)),
+        "status": ("GameStatus", views),
         "kind": ("SeatKind", ("SeatRequest", "SeatCreated", "SeatView")),
         "level": ("BotLevel", ("SeatRequest", "SeatCreated", "SeatView")),
     }.items():

@@ -116,6 +116,7 @@ def check_history(app: flask.Flask, contract: Contract, gid: str, name: str, tok
     record = history.record(gid)
     dumped_is_raw(RecordSchema(), record)
     contract.validate("Record", as_json(record))
+    contract.validate(f"{name}Record", as_json(record))
     for event in record["events"]:
         contract.validate(f"{name}EventRecord", as_json(event))
         contract.validate("EventRecord", as_json(event))
