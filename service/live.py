@@ -29,6 +29,7 @@ from service.games_api import MAX_SEQ, checked_id
 from service.http import Blueprint, QueryInteger, games, required_bearer_token, watchers
 from service.problems import ApiError
 from service.store import StoreUnavailable
+from service.typed_schemas import EVENT_RECORD, ref
 from service.watch import Watchers
 
 blp = Blueprint("live", __name__, url_prefix="/v1/games", description="Live stream of a game (Server-Sent Events)")
@@ -70,7 +71,16 @@ class TicketSchema(ma.Schema):
 SSE_MESSAGE = {
     "type": "object",
     "description": "one message: an event (id, event = its type, data = its record), a view, or a comment",
-    "properties": {"id": {"type": "string"}, "event": {"type": "string"}, "data": {"type": "string"}},
+    "properties": {
+        "id": {"type": "string"},
+        "event": {"type": "string"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"anyOf": [ref(EVENT_RECORD), ref("GameView")]},
+            "description": "an event's record, or with `event: view` the seat's view, as JSON",
+        },
+    },
 }
 STREAM_DESCRIPTION = (
     "Server-Sent Events: each public event as `id: <seq>`, `event: <type>`, `data: <event record JSON>`; "
