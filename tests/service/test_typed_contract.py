@@ -27,6 +27,7 @@ from service.games_api import ActionResultSchema, GameViewSchema
 from service.history import GameHistory
 from service.history_api import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema
 from service.typed_schemas import camel
+from tests.conftest import RecordingDispatcher
 
 OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
 GAMES: dict[str, tuple[int, dict[str, Any]]] = {  # players and options of a short game
@@ -172,3 +173,31 @@ def test_the_schemas_refuse_what_the_rules_refuse(components: dict[str, Any]) ->
         "Go5Action",
         {"type": "swap", "from_seat": 1, "set": 1, "take": "joker", "give": "stop", "then": {"lay_off": {"set": 2}}},
     )
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_system_moves_and_an_abandoned_game_fit_their_schemas(
+    app: flask.Flask, dispatcher: RecordingDispatcher, components: dict[str, Any], game_id: str
+) -> None:
+    """Turn timeouts (records of actor "system" with the seat and the reason) and an abandoned
+    game (GameAbandoned, a result without winners) validate and dump unchanged too."""
+    contract, service = Contract(components), app.extensions["games"]
+    players, options = GAMES[game_id]
+    seats = [{"kind": "human"}, *[{"kind": "bot", "level": "random"}] * (players - 1)]
+    created = service.create_game(game_id, seats, options, "typed-timeouts", (), 5)
+    gid, token = created["id"], created["seats"][0]["token"]
+    for _ in range(4):
+        dispatcher.drain()
+        assert dispatcher.fire_timeouts() == ["played"]
+    service.abandon(gid, "idle")
+    loaded = service.load(gid)
+    assert loaded.snap.finished and loaded.snap.abandoned == "idle"
+    record = app.extensions["history"].record(gid)
+    stand_ins = [event for event in record["events"] if event["actor"] == "system" and "seat" in event]
+    assert len(stand_ins) == 4 and record["events"][-2]["type"] == "GameAbandoned", record["events"][-3:]
+    check_history(app, contract, gid, camel(game_id), [None, token])
+    for seat in (None, 0):
+        view = service.render(loaded, loaded.snap, seat)
+        assert view["result"]["abandoned"] is True
+        dumped_is_raw(GameViewSchema(), view)
+        contract.validate(f"{camel(game_id)}GameView", as_json(view))
