@@ -24,7 +24,8 @@ from service.games_api import (
 from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
 from service.http import Blueprint, ProblemSchema, QueryInteger, bearer_token, required_bearer_token
 from service.ratelimit import READS_LIMITED
-from service.typed_schemas import OPTION_VALUE, event_record_schema_name
+from service.typed_schemas import event_record_schema_name, game_name
+from service.view_schemas import fields as view_fields
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -58,7 +59,6 @@ class RecordFrameSchema(ma.Schema):
     rules_version = ma.fields.Integer(
         metadata={"description": "the version of the game's rules it was played under; missing: 1"}
     )
-    options = ma.fields.Dict(keys=ma.fields.String(), values=OneOf([OPTION_VALUE]), required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
     stacked = ma.fields.Boolean(required=True)
     seed_commitment = ma.fields.String(required=True)
@@ -73,10 +73,18 @@ class RecordFrameSchema(ma.Schema):
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
 
 
+def options_schema(game: engine.Game[Any]) -> type[ma.Schema]:
+    """`<Game>Options`: every option of the game with its value, as the catalog bounds it."""
+    fields = {spec.name: view_fields.option(game, spec.name) for spec in game.options}
+    return ma.Schema.from_dict(fields, name=f"{game_name(game)}Options")
+
+
 def record_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
-    """A game's record: its id, and its events told apart by `type` (`<Game>EventRecord`)."""
+    """A game's record: its id, its options (`<Game>Options`, dumped as stored) and its events told
+    apart by `type` (`<Game>EventRecord`)."""
     return {
         "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
+        "options": OneOf([options_schema(game)], required=True, metadata={"description": "every option's value"}),
         "events": ma.fields.List(OneOf([event_record_schema_name(game)]), required=True),
     }
 
