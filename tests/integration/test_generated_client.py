@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from domain.verify import verify
-from tests.integration.conftest import BIN, ROOT
+from tests.integration.conftest import BIN, ROOT, service_env, start_worker
 
 pytestmark = pytest.mark.integration
 
@@ -90,6 +90,12 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generated]:
             del sys.modules[name]
 
 
+@pytest.fixture(scope="module")
+def bot_worker(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
+    """One RQ worker plays the bots of all four games (one per game would add its start and stop to each)."""
+    yield from start_worker(service_env(redis_url), tmp_path_factory.mktemp("worker"))
+
+
 def client_for(generated: Generated, api_url: str, token: str | None = None) -> Any:
     """A generated Client (or AuthenticatedClient with a seat's token); a long-poll fits in its timeout."""
     timeout = httpx.Timeout(LONG_POLL_SECONDS + 30)
@@ -117,14 +123,22 @@ def create_game(generated: Generated, api_url: str, setup: Setup) -> Any:
 
 
 def choose(generated: Generated, view: Any, rng: random.Random) -> Any:
-    """One of the human seat's legal actions, as the client's Action model, sent against the view's version."""
+    """One of the human seat's legal actions, as the client's Action model."""
     models = generated.models
     assert isinstance(view.you, models.GameViewYou), view.you
     legal = view.you["legal"]
     assert legal, f"seat 0 is to act but has no legal action: {view}"
-    action = models.Action.from_dict(rng.choice(legal))
-    action.expected_version = view.version
-    return action
+    return models.Action.from_dict(rng.choice(legal))
+
+
+def refuse_stale_version(generated: Generated, seat: Any, view: Any, action: Any) -> None:
+    """An If-Match one version behind is refused with the generated Problem model, 409 version_conflict."""
+    answer = generated.api("games", "post_action").sync_detailed(
+        view.id, client=seat, body=action, if_match=f'"{view.version - 1}"'
+    )
+    assert answer.status_code == HTTPStatus.CONFLICT, answer
+    problem = answer.parsed
+    assert isinstance(problem, generated.models.Problem) and problem.code == "version_conflict", problem
 
 
 def play_to_the_end(generated: Generated, seat: Any, game_id: str, rng: random.Random) -> tuple[Any, int]:
@@ -135,14 +149,20 @@ def play_to_the_end(generated: Generated, seat: Any, game_id: str, rng: random.R
     post_action = generated.api("games", "post_action")
     get_events = generated.api("games", "get_events")
     moves = conflicts = 0
+    stale_refused = False
     for _ in range(MAX_REQUESTS):
         view = get_game.sync(game_id, client=seat)
         assert isinstance(view, models.GameView), view
         if view.status == models.GameViewStatus.FINISHED:
-            print(f"{view.game}: {moves} moves by seat 0, {conflicts} conflicts, version {view.version}")
             return view, moves
+        if 0 in view.to_act and not stale_refused:
+            refuse_stale_version(generated, seat, view, choose(generated, view, rng))
+            stale_refused = True
+            continue
         if 0 in view.to_act:
-            answer = post_action.sync_detailed(game_id, client=seat, body=choose(generated, view, rng))
+            action = choose(generated, view, rng)
+            action.expected_version = view.version
+            answer = post_action.sync_detailed(game_id, client=seat, body=action)
             if answer.status_code == HTTPStatus.CONFLICT:  # a bot moved in between: decide on the new version
                 assert isinstance(answer.parsed, models.Problem), answer
                 conflicts += 1
@@ -160,7 +180,7 @@ def play_to_the_end(generated: Generated, seat: Any, game_id: str, rng: random.R
 
 @pytest.mark.parametrize("setup", SETUPS, ids=[setup.game for setup in SETUPS])
 def test_generated_client_plays_a_game_to_the_end_and_verifies_its_record(
-    generated: Generated, api_url: str, worker: Any, setup: Setup
+    generated: Generated, api_url: str, bot_worker: Any, setup: Setup
 ) -> None:
     models = generated.models
     created = create_game(generated, api_url, setup)
