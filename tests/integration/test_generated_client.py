@@ -106,9 +106,21 @@ def client_for(generated: Generated, api_url: str, token: str | None = None) -> 
     )
 
 
+def check_setup_in_catalog(generated: Generated, client: Any, setup: Setup) -> None:
+    """The catalog, read through the client, offers the game for these seats, greedy bots and these options."""
+    catalog = generated.api("catalog", "get_catalog").sync(client=client)
+    assert isinstance(catalog, generated.models.Catalog), catalog
+    game = next(game for game in catalog.games if game.id == setup.game)
+    assert game.players.min_ <= setup.bots + 1 <= game.players.max_ and "greedy" in game.bot_levels
+    offered = {option.name: option for option in game.options}
+    for name, value in setup.options.items():
+        assert offered[name].minimum <= value < offered[name].default, (name, offered[name])
+
+
 def create_game(generated: Generated, api_url: str, setup: Setup) -> Any:
     """POST /v1/games through the client: one human in seat 0, greedy bots after it."""
     models = generated.models
+    check_setup_in_catalog(generated, client_for(generated, api_url), setup)
     seats = [models.SeatRequest(kind=models.SeatRequestKind.HUMAN, name="Ana")]
     seats += [models.SeatRequest(kind=models.SeatRequestKind.BOT, level=models.SeatRequestLevel.GREEDY)] * setup.bots
     body = models.CreateGame(
