@@ -9,13 +9,15 @@ import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
-from domain.cards import is_card
+from domain.cards import canonical_deck, is_card
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event, EventCatalog
 from domain.options import Action, ActionSpec, OptionSpec, parse_action, resolve_options
 from domain.shuffle import SeededStream, commitment, derived_key, reshuffle_label, round_label, shuffle
 
 S = TypeVar("S")
+CARD_CODES: tuple[str, ...] = canonical_deck(jokers=1)
+"""C-1's codes in C-3 order: 52 cards, then the joker."""
 T = TypeVar("T")
 
 
@@ -144,6 +146,7 @@ class Game(abc.ABC, Generic[S]):
     options: ClassVar[tuple[OptionSpec, ...]]
     actions: ClassVar[tuple[ActionSpec, ...]]
     events: ClassVar[tuple[type[Event], ...]]
+    phases: ClassVar[tuple[str, ...]]  # every value of the state's `phase`, as views show it
     players_rule: ClassVar[str]  # the rule id of the player range
     lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
     end_rule: ClassVar[str]  # the rule id of the game's end
@@ -215,6 +218,10 @@ class Game(abc.ABC, Generic[S]):
     def is_card(self, code: object) -> bool:
         """True for a card code of this game (C-1; Go5 overrides with its own codes)."""
         return is_card(code)
+
+    def card_codes(self) -> tuple[str, ...]:
+        """Every card code of this game once, in C-3 order (Go5 overrides with its own codes)."""
+        return CARD_CODES
 
     def parse_action(self, raw: Mapping[str, Any]) -> Action:
         """Check an action's shape against this game's action types."""

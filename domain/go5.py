@@ -497,6 +497,15 @@ def claimants(state: Go5State) -> tuple[int, ...]:
 # ---------------------------------------------------------------- the game
 
 
+MELD_FIELDS = (FieldSpec("cards", CARD_LIST), FieldSpec("by", TEXT, False, True, FEATURES))
+"""A new set: a `meld` action, and a swap's `then.meld` (checked by _parse_then)."""
+THEN_FIELDS = (
+    FieldSpec("meld", OBJECT, required=False, fields=MELD_FIELDS),
+    FieldSpec("lay_off", OBJECT, required=False, fields=(FieldSpec("set", INT),)),
+)
+"""What a swap does with the taken card: exactly one of a new set or a lay-off (_parse_then)."""
+
+
 class Go5(Game[Go5State]):
     """Go5 as pure functions."""
 
@@ -524,7 +533,7 @@ class Go5(Game[Go5State]):
     )
     actions = (
         ActionSpec("draw", (FieldSpec("from", TEXT, choices=("stock", "discard")),)),
-        ActionSpec("meld", (FieldSpec("cards", CARD_LIST), FieldSpec("by", TEXT, False, True, FEATURES))),
+        ActionSpec("meld", MELD_FIELDS),
         ActionSpec("lay_off", (FieldSpec("set", INT), FieldSpec("card", CARD))),
         ActionSpec(
             "swap",
@@ -533,13 +542,14 @@ class Go5(Game[Go5State]):
                 FieldSpec("set", INT),
                 FieldSpec("take", CARD),
                 FieldSpec("give", CARD),
-                FieldSpec("then", OBJECT),
+                FieldSpec("then", OBJECT, fields=THEN_FIELDS, one_of=True),
             ),
         ),
         ActionSpec("stop"),
         ActionSpec("discard", (FieldSpec("card", CARD),)),
         ActionSpec("go5", (FieldSpec("set", INT),)),
     )
+    phases = (DRAW, PLAY, ROUND_OVER, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         CardsDrawn,
@@ -560,6 +570,9 @@ class Go5(Game[Go5State]):
 
     def is_card(self, code: object) -> bool:
         return is_go5_card(code)
+
+    def card_codes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(CANONICAL))
 
     def resolve_options(self, players: int, given: Mapping[str, Any]) -> dict[str, Any]:
         rest = {key: value for key, value in given.items() if key != "pattern_values"}

@@ -265,6 +265,7 @@ class Golf(Game[GolfState]):
         ActionSpec("take_discard", (FieldSpec("position", INT),)),
         ActionSpec("flip", (FieldSpec("position", INT),)),
     )
+    phases = (SETUP, PLAY, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         CardsRevealed,

@@ -86,6 +86,10 @@ class FieldSpec:
     required: bool = True
     nullable: bool = False
     choices: tuple[str, ...] = ()
+    fields: tuple[FieldSpec, ...] = ()
+    """An OBJECT's own fields: what the game's module checks inside it, with messages of its own."""
+    one_of: bool = False
+    """An OBJECT that holds exactly one of its `fields`."""
 
 
 @dataclasses.dataclass(frozen=True)

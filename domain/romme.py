@@ -337,6 +337,10 @@ def at_mark(options: Mapping[str, Any], total: int) -> bool:
 # ---------------------------------------------------------------- the game
 
 
+MELD_FIELDS = (FieldSpec("kind", TEXT, choices=rm.KINDS), FieldSpec("cards", CARD_LIST))
+"""A new meld: a `meld` action, and the `meld` of take_discard (checked by _parse_meld)."""
+
+
 class Romme(Game[RommeState]):
     """Rommé with the Queen of Spades as pure functions."""
 
@@ -355,8 +359,8 @@ class Romme(Game[RommeState]):
     actions = (
         ActionSpec("cut", (FieldSpec("position", INT),)),
         ActionSpec("draw"),
-        ActionSpec("take_discard", (FieldSpec("meld", OBJECT),)),
-        ActionSpec("meld", (FieldSpec("kind", TEXT, choices=rm.KINDS), FieldSpec("cards", CARD_LIST))),
+        ActionSpec("take_discard", (FieldSpec("meld", OBJECT, fields=MELD_FIELDS),)),
+        ActionSpec("meld", MELD_FIELDS),
         ActionSpec(
             "lay_off",
             (
@@ -368,6 +372,7 @@ class Romme(Game[RommeState]):
         ActionSpec("swap_joker", (FieldSpec("meld", INT), FieldSpec("card", CARD))),
         ActionSpec("discard", (FieldSpec("card", CARD, required=False),)),
     )
+    phases = (CUT, DEAL, PLAY, OVER, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         DeckCut,

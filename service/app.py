@@ -65,7 +65,7 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_TITLE="Card table",
         API_VERSION="1.0.0",
-        OPENAPI_VERSION="3.0.3",
+        OPENAPI_VERSION="3.1.0",
         REDIS_URL=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL"),
         JSON_SORT_KEYS=False,
@@ -90,7 +90,13 @@ def create_app(
     depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
 
-    api = Api(app, spec_kwargs={"extra_plugins": [contract.HeadersPlugin()]})
+    api = Api(
+        app,
+        spec_kwargs={
+            "marshmallow_plugin": contract.TypedMarshmallowPlugin(),
+            "extra_plugins": [contract.HeadersPlugin()],
+        },
+    )
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp):
         api.register_blueprint(blueprint)

@@ -1,16 +1,26 @@
-"""What the OpenAPI document says beyond the schemas: the headers that every answer carries or takes.
+"""What the OpenAPI document says beyond the marshmallow fields: headers and typed unions.
 
 An apispec plugin, so that every operation gets them as it is registered: `X-Request-Id` (taken on
 every request, echoed on every answer, see service/logs.py) and `Retry-After` on every 429.
 Headers of one operation (`Location`, `ETag`, `Idempotency-Key`, `If-Match`) sit on its route.
+
+The typed contract (service/typed_schemas.py) adds the components the domain declares, a field
+`OneOf` whose value is one of several component schemas, and schemas that describe themselves
+(`openapi_schema`): a request body checked by the domain, or an answer dumped by its game's schema.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import marshmallow as ma
 from apispec import APISpec, BasePlugin
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
+from marshmallow import validate
 
+from service import typed_schemas
 from service.logs import REQUEST_ID_HEADER, SANE_REQUEST_ID
 
 REQUEST_ID = "RequestId"
@@ -75,3 +85,107 @@ def declare_headers(response: dict[str, Any], *, retry_after: bool = False) -> N
     headers[REQUEST_ID_HEADER] = dict(REQUEST_ID_REF)  # a copy each: the YAML shows no anchors
     if retry_after:
         headers["Retry-After"] = dict(RETRY_AFTER_REF)
+
+
+Variant = str | type[ma.Schema]
+"""A component: by its name (a generated one) or as a marshmallow schema (named by apispec)."""
+
+
+class OneOf(ma.fields.Raw):
+    """A value of one of several schemas, dumped as it is and documented as their union.
+
+    `variants` by the value of the `discriminator` property that tells them apart (oneOf), or a
+    list of them (anyOf); a single one is a plain reference.
+    """
+
+    def __init__(
+        self, variants: Mapping[str, Variant] | Sequence[Variant], *, discriminator: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.variants = variants
+        self.discriminator = discriminator
+
+    def openapi(self, converter: OpenAPIConverter) -> dict[str, Any]:
+        """The field's JSON schema: references to its variants, registered on the way."""
+        return union_of(converter, self.variants, self.discriminator)
+
+
+def union_of(
+    converter: OpenAPIConverter, variants: Mapping[str, Variant] | Sequence[Variant], discriminator: str | None = None
+) -> dict[str, Any]:
+    """The JSON schema of a union of components (see OneOf)."""
+
+    def named(variant: Variant) -> str:
+        if isinstance(variant, str):
+            return variant
+        reference: dict[str, str] = converter.resolve_nested_schema(variant)  # type: ignore[no-untyped-call]
+        return reference["$ref"].rsplit("/", 1)[1]
+
+    if isinstance(variants, Mapping):
+        assert discriminator is not None, "a mapping of variants needs the property that tells them apart"
+        return typed_schemas.union({value: named(variant) for value, variant in variants.items()}, discriminator)
+    names = [named(variant) for variant in variants]
+    if len(names) == 1:
+        return typed_schemas.ref(names[0])
+    return {"anyOf": [typed_schemas.ref(name) for name in names]}
+
+
+class Enum(ma.fields.String):
+    """A string of a named set of values: documented once, as the component `name`, and referenced
+    wherever it occurs, so that every schema has the same enum."""
+
+    def __init__(self, name: str, choices: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(validate=validate.OneOf(choices), **kwargs)
+        self.component = name
+
+
+def _enum_property(
+    converter: OpenAPIConverter, field: ma.fields.Field[Any], ret: dict[str, Any], **_: Any
+) -> dict[str, Any]:
+    """apispec attribute function: an Enum field refers to its component, registered at first use."""
+    if not isinstance(field, Enum):
+        return {}
+    schema = {"type": ret.pop("type"), "enum": ret.pop("enum")}
+    known = converter.spec.components.schemas.get(field.component)
+    if known is None:
+        converter.spec.components.schema(field.component, schema)
+    assert known in (None, schema), f"{field.component} has other values elsewhere: {known} and {schema}"
+    return typed_schemas.ref(field.component)
+
+
+def _one_of_property(
+    converter: OpenAPIConverter, field: ma.fields.Field[Any], ret: dict[str, Any], **_: Any
+) -> dict[str, Any]:
+    """apispec attribute function: a OneOf field's JSON schema."""
+    if not isinstance(field, OneOf):
+        return {}
+    ret.pop("type", None)  # a Raw field has none; allow_none would have made it ["null"]
+    schema = field.openapi(converter)
+    return typed_schemas.nullable(schema) if field.allow_none else schema
+
+
+class TypedConverter(OpenAPIConverter):
+    """apispec's converter, for schemas that describe themselves with `openapi_schema(converter)`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for attribute in (_one_of_property, _enum_property):
+            self.add_attribute_function(attribute)  # type: ignore[no-untyped-call]
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        describe: Callable[[OpenAPIConverter], dict[str, Any]] | None = getattr(schema, "openapi_schema", None)
+        if describe is not None:
+            return describe(self)
+        described: dict[str, Any] = super().schema2jsonschema(schema)  # type: ignore[no-untyped-call]
+        return described
+
+
+class TypedMarshmallowPlugin(MarshmallowPlugin):
+    """The marshmallow plugin with TypedConverter; registers the components the domain declares."""
+
+    Converter = TypedConverter
+
+    def init_spec(self, spec: APISpec) -> None:
+        super().init_spec(spec)
+        for name, component in typed_schemas.components().items():
+            spec.components.schema(name, component)

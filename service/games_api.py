@@ -11,9 +11,9 @@ from marshmallow import validate
 from domain import engine
 from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
-from service import metrics
+from service import metrics, typed_schemas
 from service.commands import TURN_SECONDS_RANGE
-from service.contract import ETAG, LOCATION
+from service.contract import ETAG, LOCATION, Enum, OneOf, union_of
 from service.http import (
     Blueprint,
     QueryInteger,
@@ -25,6 +25,8 @@ from service.http import (
 )
 from service.problems import ApiError
 from service.ratelimit import READS_LIMITED, limit_game_creation
+from service.typed_schemas import game_name
+from service.view_schemas import VIEW_SCHEMAS
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
@@ -41,9 +43,9 @@ ACTION_TYPES = {game.describe()["id"]: list(game.describe()["actions"]) for game
 
 
 class SeatRequestSchema(ma.Schema):
-    kind = ma.fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
+    kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(validate=validate.Length(1, 40))
-    level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only; default greedy"})
+    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only; default greedy"})
     think_ms = ma.fields.Integer(
         strict=True,
         validate=validate.Range(*THINK_MS_RANGE),
@@ -83,9 +85,9 @@ class CreateGameSchema(ma.Schema):
 
 class SeatCreatedSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
-    kind = ma.fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
+    kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(required=True)
-    level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only"})
+    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
     think_ms = ma.fields.Integer()
     token = ma.fields.String(metadata={"description": "humans only; shown once"})
 
@@ -98,7 +100,7 @@ class GameCreatedSchema(ma.Schema):
     )
     version = ma.fields.Integer(required=True)
     seed_commitment = ma.fields.String(required=True)
-    seed_source = ma.fields.String(required=True, validate=validate.OneOf(SEED_SOURCES))
+    seed_source = Enum("SeedSource", SEED_SOURCES, required=True)
     stacked = ma.fields.Boolean(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
@@ -106,46 +108,91 @@ class GameCreatedSchema(ma.Schema):
 
 class SeatViewSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
-    kind = ma.fields.String(required=True, validate=validate.OneOf(SEAT_KINDS))
+    kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(required=True)
-    level = ma.fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "bots only"})
+    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
     think_ms = ma.fields.Integer()
     score = ma.fields.Integer(required=True)
 
 
-class GameViewSchema(ma.Schema):
+class GameViewFrameSchema(ma.Schema):
+    """The fields of every game's view; each game's own view schema types the rest (see by_game)."""
+
     id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
     rules_version = ma.fields.Integer(
         required=True, metadata={"description": "the version of the game's rules it is played under"}
     )
     stacked = ma.fields.Boolean(required=True)
-    status = ma.fields.String(required=True, validate=validate.OneOf(STATUSES))
+    status = Enum("GameStatus", STATUSES, required=True)
     version = ma.fields.Integer(required=True)
     round = ma.fields.Integer(required=True)
-    phase = ma.fields.String(required=True)
     to_act = ma.fields.List(ma.fields.Integer(), required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatViewSchema), required=True)
-    table = ma.fields.Dict(required=True, metadata={"description": "public, game-specific"})
-    you = ma.fields.Dict(
-        metadata={"description": "the seat's own view: {seat, hand, ..., legal: every concrete action it may send now}"}
-    )
-    actions = ma.fields.List(ma.fields.String(), required=True)
-    result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "when finished: totals, winners"})
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
 
 
-class ActionSchema(ma.Schema):
-    """One action; which fields apply depends on the game and `type` (API.md, Action types)."""
+def game_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
+    """What a game's view types beyond the frame: its id, phases, action types, table, you and result."""
+    parts = VIEW_SCHEMAS[game.id]
+    return {
+        "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
+        "phase": ma.fields.String(required=True, validate=validate.OneOf(game.phases)),
+        "actions": ma.fields.List(
+            ma.fields.String(validate=validate.OneOf(ACTION_TYPES[game.id])),
+            required=True,
+            metadata={"description": "the action types the seat may send now"},
+        ),
+        "table": ma.fields.Nested(parts.table, required=True, metadata={"description": "public"}),
+        "you": ma.fields.Nested(
+            parts.you, metadata={"description": "the seat's own view, with `legal`: every action it may send now"}
+        ),
+        "result": ma.fields.Nested(
+            parts.result, required=True, allow_none=True, metadata={"description": "when finished: totals, winners"}
+        ),
+    }
 
-    type = ma.fields.String(
-        required=True,
-        metadata={
-            "enum": sorted({kind for kinds in ACTION_TYPES.values() for kind in kinds}),
-            "description": "the action type; by game: "
-            + "; ".join(f"{game}: {', '.join(kinds)}" for game, kinds in ACTION_TYPES.items()),
-        },
-    )
+
+class ByGame(ma.Schema):
+    """An answer that one schema a game types: dumped through its game's schema (which keeps the
+    declared fields only) and documented as their oneOf, told apart by `game`."""
+
+    variants: ClassVar[dict[str, type[ma.Schema]]] = {}
+    _dumpers: ClassVar[dict[str, ma.Schema]]
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        if self.many if many is None else many:
+            return [self.dump(one, many=False) for one in obj]
+        dumpers = type(self).__dict__.get("_dumpers")
+        if dumpers is None:
+            dumpers = {game: schema() for game, schema in self.variants.items()}
+            type(self)._dumpers = dumpers
+        return dumpers[obj["game"]].dump(obj)
+
+    @classmethod
+    def openapi_schema(cls, converter: Any) -> dict[str, Any]:
+        """oneOf the games' schemas with a discriminator on `game`."""
+        return union_of(converter, cls.variants, "game")
+
+
+def by_game(frame: type[ma.Schema], suffix: str) -> dict[str, type[ma.Schema]]:
+    """One schema a game: `frame`'s fields and the game's own (e.g. GolfGameView)."""
+    return {
+        game.id: frame.from_dict(game_view_fields(game), name=f"{game_name(game)}{suffix}")
+        for game in engine.all_games()
+    }
+
+
+class GameViewSchema(ByGame):
+    variants = by_game(GameViewFrameSchema, "GameView")
+
+
+class ActionSchema(ma.Schema):
+    """One action, loaded loosely: the game's parse_action checks it with its own problem codes.
+
+    Documented as the typed union of every game's actions (service/typed_schemas.py).
+    """
+
+    type = ma.fields.String(required=True)
     expected_version = ma.fields.Integer(strict=True, validate=validate.Range(min=0))
     positions = ma.fields.List(ma.fields.Integer(strict=True))
     position = ma.fields.Integer(strict=True)
@@ -166,24 +213,20 @@ class ActionSchema(ma.Schema):
     class Meta:
         include: ClassVar[dict[str, Any]] = {"from": ma.fields.String(metadata={"description": "where to draw from"})}
 
+    @staticmethod
+    def openapi_schema(converter: Any) -> dict[str, Any]:
+        """The anyOf of every game's actions."""
+        return typed_schemas.action_body()
 
-class EventRecordSchema(ma.Schema):
-    seq = ma.fields.Integer(required=True)
-    type = ma.fields.String(required=True)
-    actor = ma.fields.Raw(required=True, metadata={"description": 'a seat number or "system"'})
-    seat = ma.fields.Integer(
-        metadata={"description": 'only when the system played this seat\'s action (actor "system")'}
-    )
-    reason = ma.fields.String(metadata={"description": "why the system played the seat's action: turn_timeout"})
-    data = ma.fields.Dict(required=True)
-    at = ma.fields.String(required=True)
-    prev_hash = ma.fields.String(required=True)
-    hash = ma.fields.String(required=True)
+
+def event_records(**kwargs: Any) -> ma.fields.Field[Any]:
+    """A list of event records of any game (EventRecord, their anyOf), dumped as stored."""
+    return ma.fields.List(OneOf([typed_schemas.EVENT_RECORD]), **kwargs)
 
 
 class ActionResultSchema(ma.Schema):
     version = ma.fields.Integer(required=True)
-    events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
+    events = event_records(required=True)
     state = ma.fields.Nested(GameViewSchema, required=True)
 
 
@@ -193,7 +236,7 @@ class EventsQuerySchema(ma.Schema):
 
 
 class EventsSchema(ma.Schema):
-    events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
+    events = event_records(required=True)
 
 
 # ---------------------------------------------------------------- routes

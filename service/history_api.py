@@ -8,18 +8,22 @@ import flask
 import marshmallow as ma
 from marshmallow import validate
 
+from service.contract import Enum, OneOf
 from service.games_api import (
     MAX_SEQ,
     SEED_SOURCES,
     STATUSES,
-    EventRecordSchema,
-    GameViewSchema,
+    ByGame,
+    GameViewFrameSchema,
     SeatCreatedSchema,
+    by_game,
     checked_id,
+    event_records,
 )
 from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
 from service.http import Blueprint, QueryInteger, bearer_token, required_bearer_token
 from service.ratelimit import READS_LIMITED
+from service.typed_schemas import OPTION_VALUE
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -34,8 +38,12 @@ class ReplayQuerySchema(ma.Schema):
     at = QueryInteger(validate=validate.Range(min=0, max=MAX_SEQ), metadata={"description": "default: latest"})
 
 
-class ReplaySchema(GameViewSchema):
+class ReplayFrameSchema(GameViewFrameSchema):
     at = ma.fields.Integer(required=True)
+
+
+class ReplaySchema(ByGame):
+    variants = by_game(ReplayFrameSchema, "Replay")
 
 
 class RecordSchema(ma.Schema):
@@ -48,12 +56,12 @@ class RecordSchema(ma.Schema):
     rules_version = ma.fields.Integer(
         metadata={"description": "the version of the game's rules it was played under; missing: 1"}
     )
-    options = ma.fields.Dict(required=True)
+    options = ma.fields.Dict(keys=ma.fields.String(), values=OneOf([OPTION_VALUE]), required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
     stacked = ma.fields.Boolean(required=True)
     seed_commitment = ma.fields.String(required=True)
-    seed_source = ma.fields.String(required=True, validate=validate.OneOf(SEED_SOURCES))
-    status = ma.fields.String(required=True, validate=validate.OneOf(STATUSES))
+    seed_source = Enum("SeedSource", SEED_SOURCES, required=True)
+    status = Enum("GameStatus", STATUSES, required=True)
     version = ma.fields.Integer(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seed = ma.fields.String(metadata={"description": "only once the game has ended"})
@@ -61,7 +69,7 @@ class RecordSchema(ma.Schema):
         metadata={"description": "only once the game has ended; none in a game made before the nonce (C-4)"}
     )
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
-    events = ma.fields.List(ma.fields.Nested(EventRecordSchema), required=True)
+    events = event_records(required=True)
 
 
 class VerdictSchema(ma.Schema):

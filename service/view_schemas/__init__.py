@@ -8,10 +8,13 @@ stays in service/games_api.py, which builds one view schema per game from these.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import marshmallow as ma
 
 from domain import engine
+from service.contract import OneOf
+from service.typed_schemas import game_action_schema_name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,14 +26,26 @@ class ViewSchemas:
     result: type[ma.Schema]
 
 
-def legal_actions_field(game: str) -> ma.fields.Field:
-    """The `legal` list of a seat's view: every concrete action of `game` the seat may send now."""
-    return ma.fields.List(ma.fields.Dict(), required=True)
+def legal_actions_field(game: str) -> ma.fields.Field[Any]:
+    """The `legal` list of a seat's view: every concrete action of `game` the seat may send now
+    (`<Game>Action`), dumped as the game lists them."""
+    return ma.fields.List(OneOf([game_action_schema_name(engine.get_game(game))]), required=True)
+
+
+class _FreeForm(ma.Schema):
+    """A placeholder until the game's module declares the part: any object, dumped as it is."""
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        return obj
+
+    @staticmethod
+    def openapi_schema(converter: Any) -> dict[str, Any]:
+        return {"type": "object"}
 
 
 def _free_form(game: str, part: str) -> type[ma.Schema]:
     """A placeholder: any object (until the game's module declares the part)."""
-    return ma.Schema.from_dict({}, name=f"{game.capitalize()}{part}")
+    return _FreeForm.from_dict({}, name=f"{game.capitalize()}{part}")
 
 
 VIEW_SCHEMAS: dict[str, ViewSchemas] = {

@@ -3,6 +3,7 @@ and problem code documented."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,9 @@ import yaml
 from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
+from domain import engine
 from service.app import HTTP_CODES
+from service.typed_schemas import camel
 
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = {"get", "post", "put", "patch", "delete", "head", "options"}
@@ -56,25 +59,76 @@ def test_no_component_is_unused(spec: dict[str, Any]) -> None:
     assert not unused, f"components that nothing refers to: {unused}"
 
 
-def test_every_catalog_action_type_is_documented(client: FlaskClient, spec: dict[str, Any]) -> None:
-    action_type = spec["components"]["schemas"]["Action"]["properties"]["type"]
-    for game in client.get("/v1/catalog").get_json()["games"]:
-        assert game["actions"], game["id"]
-        for kind in game["actions"]:
-            assert kind in action_type["enum"], (game["id"], kind)
-        assert f"{game['id']}: {', '.join(game['actions'])}" in action_type["description"]
+def component(spec: dict[str, Any], reference: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The name and schema a `$ref` points to."""
+    name = reference["$ref"].removeprefix("#/components/schemas/")
+    found: dict[str, Any] = spec["components"]["schemas"][name]
+    return name, found
+
+
+def test_every_catalog_action_type_has_its_variant(client: FlaskClient, spec: dict[str, Any]) -> None:
+    """The request body is anyOf the games' actions; each game's is a oneOf told apart by `type`,
+    one variant an action type with exactly its ActionSpec's fields, required as the spec says."""
+    body = spec["paths"]["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"]
+    _, action = component(spec, body["schema"])
+    per_game = dict(component(spec, ref) for ref in action["anyOf"])
+    catalog = client.get("/v1/catalog").get_json()["games"]
+    assert sorted(per_game) == sorted(f"{camel(game['id'])}Action" for game in catalog)
+    for entry in catalog:
+        game = engine.get_game(entry["id"])
+        union = per_game[f"{camel(game.id)}Action"]
+        mapping = union["discriminator"]["mapping"]
+        # the document's keys are sorted: compare as sets
+        assert union["discriminator"]["propertyName"] == "type" and set(mapping) == set(entry["actions"])
+        assert len(union["oneOf"]) == len(mapping) and {r["$ref"] for r in union["oneOf"]} == set(mapping.values())
+        for spec_of_type in game.actions:
+            name, variant = component(spec, {"$ref": mapping[spec_of_type.type]})
+            assert name == f"{camel(game.id)}{camel(spec_of_type.type)}Action"
+            fields = [field.name for field in spec_of_type.fields]
+            assert set(variant["properties"]) == {"type", *fields, "expected_version"}, name
+            assert variant["properties"]["type"] == {"type": "string", "enum": [spec_of_type.type]}
+            assert variant["required"] == ["type", *(f.name for f in spec_of_type.fields if f.required)], name
+            assert variant["additionalProperties"] is False
+            for field in spec_of_type.fields:
+                nulls = "null" in json.dumps(variant["properties"][field.name])
+                assert nulls == field.nullable, (name, field.name)
+
+
+def test_every_event_class_of_each_game_has_its_variant(spec: dict[str, Any]) -> None:
+    """`<Game>EventRecord` is a oneOf told apart by `type`: one record per event class of the game
+    (the engine's included), its `data` with exactly the class's fields but `actor`."""
+    schemas = spec["components"]["schemas"]
+    assert [ref["$ref"] for ref in schemas["EventRecord"]["anyOf"]] == [
+        f"#/components/schemas/{camel(game.id)}EventRecord" for game in engine.all_games()
+    ]
+    for game in engine.all_games():
+        union = schemas[f"{camel(game.id)}EventRecord"]
+        mapping = union["discriminator"]["mapping"]
+        classes = (*engine.ENGINE_EVENTS, *game.events)
+        assert union["discriminator"]["propertyName"] == "type"
+        assert set(mapping) == {cls.type_name() for cls in classes}
+        for cls in classes:
+            name, record = component(spec, {"$ref": mapping[cls.type_name()]})
+            assert record["properties"]["type"]["enum"] == [cls.type_name()], name
+            _, data = component(spec, record["properties"]["data"])
+            fields = [f.name for f in dataclasses.fields(cls) if f.name != "actor"]
+            assert set(data["properties"]) == set(fields), name
+            assert set(data.get("required", ())) <= set(fields) and data["additionalProperties"] is False
 
 
 def test_enums_are_the_same_in_every_schema(spec: dict[str, Any]) -> None:
+    """Each enum is one component that every schema holding it refers to."""
     schemas = spec["components"]["schemas"]
-    for field, holders in {
-        "seed_source": ("GameCreated", "Record"),
-        "status": ("GameView", "Record", "Replay"),
-        "kind": ("SeatRequest", "SeatCreated", "SeatView"),
-        "level": ("SeatRequest", "SeatCreated", "SeatView"),
+    views = [f"{camel(game.id)}{kind}" for game in engine.all_games() for kind in ("GameView", "Replay")]
+    for field, (enum, holders) in {
+        "seed_source": ("SeedSource", ("GameCreated", "Record")),
+        "status": ("GameStatus", ("Record", *views)),
+        "kind": ("SeatKind", ("SeatRequest", "SeatCreated", "SeatView")),
+        "level": ("BotLevel", ("SeatRequest", "SeatCreated", "SeatView")),
     }.items():
-        enums = {name: schemas[name]["properties"][field].get("enum") for name in holders}
-        assert len({json.dumps(e) for e in enums.values()}) == 1 and None not in enums.values(), (field, enums)
+        assert schemas[enum]["type"] == "string" and schemas[enum]["enum"], enum
+        for name in holders:
+            assert schemas[name]["properties"][field]["$ref"] == f"#/components/schemas/{enum}", (name, field)
 
 
 def test_headers_the_server_sends_and_takes_are_declared(spec: dict[str, Any]) -> None:
