@@ -146,7 +146,6 @@ class Game(abc.ABC, Generic[S]):
     options: ClassVar[tuple[OptionSpec, ...]]
     actions: ClassVar[tuple[ActionSpec, ...]]
     events: ClassVar[tuple[type[Event], ...]]
-    phases: ClassVar[tuple[str, ...]]  # every value of the state's `phase`, as views show it
     players_rule: ClassVar[str]  # the rule id of the player range
     lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
     end_rule: ClassVar[str]  # the rule id of the game's end

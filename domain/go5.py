@@ -549,7 +549,6 @@ class Go5(Game[Go5State]):
         ActionSpec("discard", (FieldSpec("card", CARD),)),
         ActionSpec("go5", (FieldSpec("set", INT),)),
     )
-    phases = (DRAW, PLAY, ROUND_OVER, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         CardsDrawn,

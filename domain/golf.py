@@ -265,7 +265,6 @@ class Golf(Game[GolfState]):
         ActionSpec("take_discard", (FieldSpec("position", INT),)),
         ActionSpec("flip", (FieldSpec("position", INT),)),
     )
-    phases = (SETUP, PLAY, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         CardsRevealed,

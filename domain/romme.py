@@ -372,7 +372,6 @@ class Romme(Game[RommeState]):
         ActionSpec("swap_joker", (FieldSpec("meld", INT), FieldSpec("card", CARD))),
         ActionSpec("discard", (FieldSpec("card", CARD, required=False),)),
     )
-    phases = (CUT, DEAL, PLAY, OVER, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         DeckCut,

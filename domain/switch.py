@@ -291,7 +291,6 @@ class Switch(Game[SwitchState]):
         ActionSpec("draw"),
         ActionSpec("pass"),
     )
-    phases = (CHOOSE_SUIT, PLAY, HAND_OVER, BETWEEN_ROUNDS, FINISHED)
     events = (
         RoundStarted,
         SuitChosen,

@@ -110,6 +110,35 @@ class OneOf(ma.fields.Raw):
         return union_of(converter, self.variants, self.discriminator)
 
 
+class Either(ma.fields.Field[Any]):
+    """An object of one of several schemas whose objects are closed, told apart by their keys: dumped
+    through the first schema that declares all its keys and whose required fields it has, and
+    documented as their oneOf (a replay's table is the public or, finished, the full one)."""
+
+    def __init__(self, variants: Sequence[type[ma.Schema]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.variants = tuple(variants)
+        self._schemas: list[tuple[ma.Schema, set[str], set[str]]] = []
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        if value is None:
+            return None
+        if not self._schemas:
+            for variant in self.variants:
+                schema = variant()
+                names = {field.data_key or name: field for name, field in schema.dump_fields.items()}
+                self._schemas.append((schema, set(names), {key for key, field in names.items() if field.required}))
+        keys = set(value)
+        for schema, declared, required in self._schemas:
+            if required <= keys <= declared:
+                return schema.dump(value)
+        raise ValueError(f"none of {[v.__name__ for v in self.variants]} has exactly the fields {sorted(keys)}")
+
+    def openapi(self, converter: OpenAPIConverter) -> dict[str, Any]:
+        """oneOf the variants."""
+        return {"oneOf": [union_of(converter, [variant]) for variant in self.variants]}
+
+
 def union_of(
     converter: OpenAPIConverter, variants: Mapping[str, Variant] | Sequence[Variant], discriminator: str | None = None
 ) -> dict[str, Any]:
@@ -156,8 +185,8 @@ def _enum_property(
 def _one_of_property(
     converter: OpenAPIConverter, field: ma.fields.Field[Any], ret: dict[str, Any], **_: Any
 ) -> dict[str, Any]:
-    """apispec attribute function: a OneOf field's JSON schema."""
-    if not isinstance(field, OneOf):
+    """apispec attribute function: the JSON schema of a OneOf or Either field."""
+    if not isinstance(field, OneOf | Either):
         return {}
     ret.pop("type", None)  # a Raw field has none; allow_none would have made it ["null"]
     schema = field.openapi(converter)

@@ -13,7 +13,7 @@ from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service import metrics, typed_schemas
 from service.commands import TURN_SECONDS_RANGE
-from service.contract import ETAG, LOCATION, Enum, OneOf, union_of
+from service.contract import ETAG, LOCATION, Either, Enum, OneOf, union_of
 from service.http import (
     Blueprint,
     QueryInteger,
@@ -131,18 +131,26 @@ class GameViewFrameSchema(ma.Schema):
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
 
 
-def game_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
-    """What a game's view types beyond the frame: its id, phases, action types, table, you and result."""
+def game_view_fields(game: engine.Game[Any], full: bool) -> dict[str, ma.fields.Field[Any]]:
+    """What a game's view types beyond the frame: its id, phases, action types, table, you and result;
+    `full`: the table may be the full one, every card (a finished game's replay)."""
     parts = VIEW_SCHEMAS[game.id]
+    table: ma.fields.Field[Any] = ma.fields.Nested(parts.table, required=True, metadata={"description": "public"})
+    if full:
+        table = Either(
+            [parts.table, parts.full_table],
+            required=True,
+            metadata={"description": "public; in a finished game's replay without a token, every card"},
+        )
     return {
         "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
-        "phase": ma.fields.String(required=True, validate=validate.OneOf(game.phases)),
+        "phase": ma.fields.String(required=True, validate=validate.OneOf(parts.phases)),
         "actions": ma.fields.List(
             ma.fields.String(validate=validate.OneOf(ACTION_TYPES[game.id])),
             required=True,
             metadata={"description": "the action types the seat may send now"},
         ),
-        "table": ma.fields.Nested(parts.table, required=True, metadata={"description": "public"}),
+        "table": table,
         "you": ma.fields.Nested(
             parts.you, metadata={"description": "the seat's own view, with `legal`: every action it may send now"}
         ),
@@ -174,10 +182,10 @@ class ByGame(ma.Schema):
         return union_of(converter, cls.variants, "game")
 
 
-def by_game(frame: type[ma.Schema], suffix: str) -> dict[str, type[ma.Schema]]:
+def by_game(frame: type[ma.Schema], suffix: str, *, full: bool = False) -> dict[str, type[ma.Schema]]:
     """One schema a game: `frame`'s fields and the game's own (e.g. GolfGameView)."""
     return {
-        game.id: frame.from_dict(game_view_fields(game), name=f"{game_name(game)}{suffix}")
+        game.id: frame.from_dict(game_view_fields(game, full), name=f"{game_name(game)}{suffix}")
         for game in engine.all_games()
     }
 

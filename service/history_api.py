@@ -43,7 +43,7 @@ class ReplayFrameSchema(GameViewFrameSchema):
 
 
 class ReplaySchema(ByGame):
-    variants = by_game(ReplayFrameSchema, "Replay")
+    variants = by_game(ReplayFrameSchema, "Replay", full=True)
 
 
 class RecordSchema(ma.Schema):
