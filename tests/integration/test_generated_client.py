@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import random
 import subprocess
 import sys
+import typing
 from collections.abc import Iterator
 from http import HTTPStatus
 from pathlib import Path
@@ -106,8 +108,38 @@ def client_for(generated: Generated, api_url: str, token: str | None = None) -> 
     )
 
 
-def check_setup_in_catalog(generated: Generated, client: Any, setup: Setup) -> None:
-    """The catalog, read through the client, offers the game for these seats, greedy bots and these options."""
+def camel(name: str) -> str:
+    """`take_discard` -> `TakeDiscard`, `go5` -> `Go5`: how the contract spells a name in a schema's name."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+@dataclasses.dataclass(frozen=True)
+class GameModels:
+    """The generated models of one game, by the contract's names: <Game>GameView, <Game>You, <Game><Type>Action."""
+
+    models: ModuleType
+    game: str
+
+    def model(self, name: str) -> type:
+        """The generated class of the game's schema `<Game><name>`."""
+        found = getattr(self.models, f"{camel(self.game)}{name}", None)
+        assert isinstance(found, type), f"the generated client has no model {camel(self.game)}{name}"
+        return found
+
+    def actions(self, action_types: list[str]) -> tuple[type, ...]:
+        """One generated model per action type, <Game><Type>Action."""
+        return tuple(self.model(f"{camel(action_type)}Action") for action_type in action_types)
+
+    def legal_variants(self) -> tuple[type, ...]:
+        """The models that the generated `<Game>You.legal` is declared to hold (its list's union)."""
+        hints = typing.get_type_hints(self.model("You"), localns=vars(self.models))
+        (item,) = typing.get_args(hints["legal"])
+        return typing.get_args(item) or (item,)
+
+
+def check_setup_in_catalog(generated: Generated, client: Any, setup: Setup) -> tuple[type, ...]:
+    """The catalog, read through the client, offers the game for these seats, greedy bots and these options;
+    returns the generated action models of its action types, which must be exactly what `legal` may hold."""
     catalog = generated.api("catalog", "get_catalog").sync(client=client)
     assert isinstance(catalog, generated.models.Catalog), catalog
     game = next(game for game in catalog.games if game.id == setup.game)
@@ -115,14 +147,17 @@ def check_setup_in_catalog(generated: Generated, client: Any, setup: Setup) -> N
     offered = {option.name: option for option in game.options}
     for name, value in setup.options.items():
         assert offered[name].minimum <= value < offered[name].default, (name, offered[name])
+    typed = GameModels(generated.models, setup.game)
+    actions = typed.actions(game.actions)
+    assert set(typed.legal_variants()) == set(actions), "`legal` holds the game's action models, each type its own"
+    return actions
 
 
 def create_game(generated: Generated, api_url: str, setup: Setup) -> Any:
     """POST /v1/games through the client: one human in seat 0, greedy bots after it."""
     models = generated.models
-    check_setup_in_catalog(generated, client_for(generated, api_url), setup)
-    seats = [models.SeatRequest(kind=models.SeatRequestKind.HUMAN, name="Ana")]
-    seats += [models.SeatRequest(kind=models.SeatRequestKind.BOT, level=models.SeatRequestLevel.GREEDY)] * setup.bots
+    seats = [models.SeatRequest(kind=models.SeatKind.HUMAN, name="Ana")]
+    seats += [models.SeatRequest(kind=models.SeatKind.BOT, level=models.BotLevel.GREEDY)] * setup.bots
     body = models.CreateGame(
         game=setup.game,
         seats=seats,
@@ -134,60 +169,80 @@ def create_game(generated: Generated, api_url: str, setup: Setup) -> Any:
     return created
 
 
-def choose(generated: Generated, view: Any, rng: random.Random) -> Any:
-    """One of the human seat's legal actions, as the client's Action model."""
-    models = generated.models
-    assert isinstance(view.you, models.GameViewYou), view.you
-    legal = view.you["legal"]
-    assert legal, f"seat 0 is to act but has no legal action: {view}"
-    return models.Action.from_dict(rng.choice(legal))
+@dataclasses.dataclass
+class Table:
+    """One game as seat 0 plays it through the generated client."""
 
+    generated: Generated
+    typed: GameModels
+    actions: tuple[type, ...]  # the game's generated action models
+    seat: Any  # the AuthenticatedClient with seat 0's token
+    game_id: str
+    rng: random.Random
+    moves: int = 0
+    conflicts: int = 0
 
-def refuse_stale_version(generated: Generated, seat: Any, view: Any, action: Any) -> None:
-    """An If-Match one version behind is refused with the generated Problem model, 409 version_conflict."""
-    answer = generated.api("games", "post_action").sync_detailed(
-        view.id, client=seat, body=action, if_match=f'"{view.version - 1}"'
-    )
-    assert answer.status_code == HTTPStatus.CONFLICT, answer
-    problem = answer.parsed
-    assert isinstance(problem, generated.models.Problem) and problem.code == "version_conflict", problem
+    def view(self) -> Any:
+        """GET the game: the oneOf on `game` gives this game's view, with its own table and you."""
+        view = self.generated.api("games", "get_game").sync(self.game_id, client=self.seat)
+        assert isinstance(view, self.typed.model("GameView")), view
+        assert isinstance(view.table, self.typed.model("Table")), view.table
+        assert isinstance(view.you, self.typed.model("You")), view.you
+        assert all(isinstance(action, self.actions) for action in view.you.legal), view.you.legal
+        return view
 
+    def choose(self, view: Any) -> Any:
+        """One of seat 0's legal actions: an instance of one of the game's action models, sent as it came."""
+        assert view.you.legal, f"seat 0 is to act but has no legal action: {view}"
+        action = self.rng.choice(view.you.legal)
+        assert action.type_ in {action_type.value for action_type in view.actions}, (action, view.actions)
+        return action
 
-def play_to_the_end(generated: Generated, seat: Any, game_id: str, rng: random.Random) -> tuple[Any, int]:
-    """Seat 0 moves whenever it is to act (reading again after a 409), otherwise waits for the bots' events;
-    returns the final view and how many moves seat 0 made."""
-    models = generated.models
-    get_game = generated.api("games", "get_game")
-    post_action = generated.api("games", "post_action")
-    get_events = generated.api("games", "get_events")
-    moves = conflicts = 0
-    stale_refused = False
-    for _ in range(MAX_REQUESTS):
-        view = get_game.sync(game_id, client=seat)
-        assert isinstance(view, models.GameView), view
-        if view.status == models.GameViewStatus.FINISHED:
-            return view, moves
-        if 0 in view.to_act and not stale_refused:
-            refuse_stale_version(generated, seat, view, choose(generated, view, rng))
-            stale_refused = True
-            continue
-        if 0 in view.to_act:
-            action = choose(generated, view, rng)
-            action.expected_version = view.version
-            answer = post_action.sync_detailed(game_id, client=seat, body=action)
-            if answer.status_code == HTTPStatus.CONFLICT:  # a bot moved in between: decide on the new version
-                assert isinstance(answer.parsed, models.Problem), answer
-                conflicts += 1
-                continue
-            assert answer.status_code == HTTPStatus.OK and isinstance(answer.parsed, models.ActionResult), answer
-            assert answer.parsed.version > view.version
-            moves += 1
-            continue
-        page = get_events.sync(game_id, client=seat, after=view.version, wait=LONG_POLL_SECONDS)
-        assert isinstance(page, models.Events), page
+    def refuse_stale_version(self, view: Any) -> None:
+        """An If-Match one version behind is refused with the generated Problem model, 409 version_conflict."""
+        answer = self.generated.api("games", "post_action").sync_detailed(
+            self.game_id, client=self.seat, body=self.choose(view), if_match=f'"{view.version - 1}"'
+        )
+        assert answer.status_code == HTTPStatus.CONFLICT, answer
+        problem = answer.parsed
+        assert isinstance(problem, self.generated.models.Problem) and problem.code == "version_conflict", problem
+
+    def move(self, view: Any) -> None:
+        """Send one legal action against the view's version; a 409 (a bot moved in between) is read again."""
+        action = self.choose(view)
+        action.expected_version = view.version
+        answer = self.generated.api("games", "post_action").sync_detailed(self.game_id, client=self.seat, body=action)
+        if answer.status_code == HTTPStatus.CONFLICT:
+            assert isinstance(answer.parsed, self.generated.models.Problem), answer
+            self.conflicts += 1
+            return
+        assert answer.status_code == HTTPStatus.OK and isinstance(answer.parsed, self.generated.models.ActionResult)
+        assert answer.parsed.version > view.version
+        self.moves += 1
+
+    def wait_for_bots(self, view: Any) -> None:
+        """Long-poll the events after the view's version until the bots have moved."""
+        page = self.generated.api("games", "get_events").sync(
+            self.game_id, client=self.seat, after=view.version, wait=LONG_POLL_SECONDS
+        )
+        assert isinstance(page, self.generated.models.Events), page
         assert page.events, f"no event after version {view.version} in {LONG_POLL_SECONDS} s: are the bots playing?"
-        assert all(isinstance(event, models.EventRecord) for event in page.events)
-    raise AssertionError(f"the {game_id} game did not end ({moves} moves, {conflicts} conflicts)")
+
+    def play_to_the_end(self) -> Any:
+        """Seat 0 moves whenever it is to act, otherwise waits for the bots; returns the finished game's view."""
+        stale_refused = False
+        for _ in range(MAX_REQUESTS):
+            view = self.view()
+            if view.status == self.generated.models.GameStatus.FINISHED:
+                return view
+            if 0 not in view.to_act:
+                self.wait_for_bots(view)
+            elif not stale_refused:
+                self.refuse_stale_version(view)
+                stale_refused = True
+            else:
+                self.move(view)
+        raise AssertionError(f"the game {self.game_id} did not end ({self.moves} moves, {self.conflicts} conflicts)")
 
 
 @pytest.mark.parametrize("setup", SETUPS, ids=[setup.game for setup in SETUPS])
@@ -195,22 +250,26 @@ def test_generated_client_plays_a_game_to_the_end_and_verifies_its_record(
     generated: Generated, api_url: str, bot_worker: Any, setup: Setup
 ) -> None:
     models = generated.models
+    actions = check_setup_in_catalog(generated, client_for(generated, api_url), setup)
     created = create_game(generated, api_url, setup)
     assert created.game == setup.game and len(created.seats) == setup.bots + 1
     token = created.seats[0].token
     assert isinstance(token, str), "the human seat's token is shown once, at creation"
+    typed = GameModels(models, setup.game)
     seat = client_for(generated, api_url, token)
+    table = Table(generated, typed, actions, seat, created.id, random.Random(f"human-{setup.game}"))
 
-    view, moves = play_to_the_end(generated, seat, created.id, random.Random(f"human-{setup.game}"))
-    assert moves > 0, "seat 0 never acted"
-    assert view.result is not None and view.version > created.version
+    view = table.play_to_the_end()
+    assert table.moves > 0, "seat 0 never acted"
+    assert isinstance(view.result, typed.model("Result")) and view.result.winners, view.result
+    assert view.version > created.version
 
     answer = generated.api("history", "get_record").sync_detailed(created.id, client=seat)
     record = answer.parsed
     assert isinstance(record, models.Record), answer
-    assert record.status == models.RecordStatus.FINISHED and record.game == setup.game
+    assert record.status == models.GameStatus.FINISHED and record.game == setup.game
     assert record.events[-1].seq == view.version, "the record holds every event up to the game's end"
-    verdict = verify(record.to_dict())
+    verdict = verify(json.loads(answer.content))  # the record as downloaded, byte for byte
     assert verdict.ok, verdict
     audit = generated.api("history", "get_audit").sync(created.id, client=seat)
     assert isinstance(audit, models.Verdict), audit
