@@ -183,9 +183,12 @@ class Table:
     conflicts: int = 0
 
     def view(self) -> Any:
-        """GET the game: the oneOf on `game` gives this game's view, with its own table and you."""
-        view = self.generated.api("games", "get_game").sync(self.game_id, client=self.seat)
-        assert isinstance(view, self.typed.model("GameView")), view
+        """GET the game: the oneOf on `game` gives this game's view, with its own table and you, and the
+        model holds all of the view (it gives back what was sent)."""
+        answer = self.generated.api("games", "get_game").sync_detailed(self.game_id, client=self.seat)
+        view = answer.parsed
+        assert isinstance(view, self.typed.model("GameView")), answer
+        assert view.to_dict() == json.loads(answer.content), "a part of the view the models do not hold"
         assert isinstance(view.table, self.typed.model("Table")), view.table
         assert isinstance(view.you, self.typed.model("You")), view.you
         assert all(isinstance(action, self.actions) for action in view.you.legal), view.you.legal
