@@ -8,7 +8,9 @@ import marshmallow as ma
 
 from domain import engine
 from domain.bots import LEVELS
+from service.contract import OneOf
 from service.http import Blueprint
+from service.typed_schemas import OPTION_VALUE
 
 blp = Blueprint("catalog", __name__, url_prefix="/v1", description="The games this service offers")
 
@@ -21,7 +23,9 @@ class PlayerRangeSchema(ma.Schema):
 class OptionSchema(ma.Schema):
     name = ma.fields.String(required=True)
     description = ma.fields.String(required=True)
-    default = ma.fields.Raw(required=True, allow_none=True, metadata={"description": "null: derived from players"})
+    default = OneOf(
+        [OPTION_VALUE], required=True, allow_none=True, metadata={"description": "null: derived from players"}
+    )
     choices = ma.fields.List(ma.fields.String())
     minimum = ma.fields.Integer()
     maximum = ma.fields.Integer()

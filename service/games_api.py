@@ -66,7 +66,12 @@ class SeatRequestSchema(ma.Schema):
 class CreateGameSchema(ma.Schema):
     game = ma.fields.String(required=True, metadata={"description": "a game id from the catalog"})
     seats = ma.fields.List(ma.fields.Nested(SeatRequestSchema), required=True, validate=validate.Length(1, 16))
-    options = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Raw(allow_none=True), load_default=dict)
+    options = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=OneOf([typed_schemas.OPTION_VALUE], allow_none=True),
+        load_default=dict,
+        metadata={"description": "option values by name, as the catalog lists them; null: the default"},
+    )
     seed = ma.fields.String(metadata={"description": "1-128 printable ASCII; omitted: the server draws one (C-4)"})
     decks = ma.fields.List(
         ma.fields.List(ma.fields.String(), validate=validate.Length(max=1000)),
@@ -138,7 +143,7 @@ def game_view_fields(game: engine.Game[Any], full: bool) -> dict[str, ma.fields.
     table: ma.fields.Field[Any] = ma.fields.Nested(parts.table, required=True, metadata={"description": "public"})
     if full:
         table = Either(
-            [parts.table, parts.full_table],
+            [parts.full_table, parts.table],
             required=True,
             metadata={"description": "public; in a finished game's replay without a token, every card"},
         )

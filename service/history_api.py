@@ -21,7 +21,7 @@ from service.games_api import (
     event_records,
 )
 from service.history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
-from service.http import Blueprint, QueryInteger, bearer_token, required_bearer_token
+from service.http import Blueprint, ProblemSchema, QueryInteger, bearer_token, required_bearer_token
 from service.ratelimit import READS_LIMITED
 from service.typed_schemas import OPTION_VALUE
 
@@ -100,9 +100,26 @@ class DisputeSchema(ma.Schema):
     )
 
 
+class StepViewSchema(ByGame):
+    """The game after one event, as the caller may see it (a replay's view without `at`)."""
+
+    variants = by_game(GameViewFrameSchema, "StepView", full=True)
+
+
+class ViewErrorSchema(ma.Schema):
+    """Why the stored events cannot give the game at a step (damaged before it, or the event is gone)."""
+
+    error = ma.fields.Nested(ProblemSchema, required=True)
+
+
 class DisputeReviewSchema(DisputeSchema):
-    before = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "the game after seq - 1"})
-    after = ma.fields.Dict(required=True, metadata={"description": "the game after seq"})
+    before = OneOf(
+        [StepViewSchema, ViewErrorSchema],
+        required=True,
+        allow_none=True,
+        metadata={"description": "the game after seq - 1; null for the first event"},
+    )
+    after = OneOf([StepViewSchema, ViewErrorSchema], required=True, metadata={"description": "the game after seq"})
 
 
 class DisputesQuerySchema(ma.Schema):

@@ -58,7 +58,9 @@ def nullable(schema: JsonSchema) -> JsonSchema:
     """The schema or null (OpenAPI 3.1)."""
     if set(schema) == {"type"} and isinstance(schema["type"], str):
         return {"type": [schema["type"], "null"]}
-    return {"anyOf": [schema, NULL]}
+    if set(schema) == {"anyOf"}:
+        return {"anyOf": [*schema["anyOf"], dict(NULL)]}
+    return {"anyOf": [schema, dict(NULL)]}  # a copy each: the YAML shows no anchors
 
 
 def closed_object(properties: Mapping[str, JsonSchema], required: Iterable[str], **extra: Any) -> JsonSchema:

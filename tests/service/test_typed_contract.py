@@ -25,7 +25,7 @@ from domain.shuffle import SeededStream
 from service.commands import GameService
 from service.games_api import ActionResultSchema, GameViewSchema
 from service.history import GameHistory
-from service.history_api import RecordSchema, ReplaySchema
+from service.history_api import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema
 from service.typed_schemas import camel
 
 OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
@@ -127,6 +127,16 @@ def check_history(app: flask.Flask, contract: Contract, gid: str, name: str, tok
             dumped_is_raw(replay_schema, replay)
             contract.validate("Replay", as_json(replay))
             contract.validate(f"{name}Replay", as_json(replay))
+    seat_token = next(token for token in tokens if token)
+    for seq in (1, last // 2, last):
+        dispute = history.file_dispute(gid, seat_token, seq, "typed contract")
+        dumped_is_raw(DisputeSchema(), dispute)
+        contract.validate("Dispute", as_json(dispute))
+    for token in (None, seat_token):  # a finished game: the caller sees every card without a token
+        page = history.disputes(gid, token)
+        assert len(page["disputes"]) == 3
+        dumped_is_raw(DisputesSchema(), page)
+        contract.validate("Disputes", as_json(page))
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
