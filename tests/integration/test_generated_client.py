@@ -220,7 +220,7 @@ class Table:
             self.conflicts += 1
             return
         assert answer.status_code == HTTPStatus.OK and isinstance(answer.parsed, self.generated.models.ActionResult)
-        assert answer.parsed.version > view.version
+        assert answer.parsed.version > view.version and isinstance(answer.parsed.state, self.typed.model("GameView"))
         self.moves += 1
 
     def wait_for_bots(self, view: Any) -> None:
