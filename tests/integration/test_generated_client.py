@@ -33,6 +33,7 @@ PACKAGE = "cardtable_client"
 GENERATOR_CONFIG = "post_hooks: []\n"
 MAX_REQUESTS = 3000  # a game that has not ended after this many of our reads and moves does not end
 LONG_POLL_SECONDS = 10.0
+IDLE_POLLS = 3  # long-polls in a row without an event: the bots have stopped
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,6 +182,7 @@ class Table:
     rng: random.Random
     moves: int = 0
     conflicts: int = 0
+    idle: int = 0  # long-polls in a row that saw no event
 
     def view(self) -> Any:
         """GET the game: the oneOf on `game` gives this game's view, with its own table and you, and the
@@ -229,7 +231,10 @@ class Table:
             self.game_id, client=self.seat, after=view.version, wait=LONG_POLL_SECONDS
         )
         assert isinstance(page, self.generated.models.Events), page
-        assert page.events, f"no event after version {view.version} in {LONG_POLL_SECONDS} s: are the bots playing?"
+        self.idle = 0 if page.events else self.idle + 1
+        assert self.idle < IDLE_POLLS, (
+            f"no event after version {view.version} in {IDLE_POLLS} long-polls: are the bots playing?"
+        )
 
     def play_to_the_end(self) -> Any:
         """Seat 0 moves whenever it is to act, otherwise waits for the bots; returns the finished game's view."""
