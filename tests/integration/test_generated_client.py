@@ -274,7 +274,8 @@ def test_generated_client_plays_a_game_to_the_end_and_verifies_its_record(
 
     answer = generated.api("history", "get_record").sync_detailed(created.id, client=seat)
     record = answer.parsed
-    assert isinstance(record, models.Record), answer
+    assert isinstance(record, typed.model("Record")), answer  # the game's own record: its events parse as its own
+    assert record.to_dict() == json.loads(answer.content), "the typed record holds every field of the download"
     assert record.status == models.GameStatus.FINISHED and record.game == setup.game
     assert record.events[-1].seq == view.version, "the record holds every event up to the game's end"
     verdict = verify(json.loads(answer.content))  # the record as downloaded, byte for byte
