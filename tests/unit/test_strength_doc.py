@@ -101,3 +101,9 @@ def test_the_reading_holds_the_first_level_is_better() -> None:
         sign = -1 if summary["points_per_hand_better"] == "lower" else 1
         for diff in summary["seats"][0]["paired_diff_ci95"]:
             assert sign * diff["ci95"][0] > 0 and sign * diff["ci95"][1] > 0, (name, diff)
+
+
+def test_the_reading_holds_the_expert_needs_its_budget_in_romme() -> None:
+    """The doc's reading: at 100 ms a move the Rommé expert's paired interval against greedy holds 0."""
+    (diff,) = runs()["romme-expert-greedy-100ms"]["seats"][0]["paired_diff_ci95"]
+    assert diff["ci95"][0] < 0 < diff["ci95"][1]
