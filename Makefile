@@ -42,7 +42,7 @@ SAMPLES ?= 24
 THINK_MS ?=
 simulate: install
 	$(PY) -m workers.simulate --game "$(GAME)" --games "$(GAMES)" --seats "$(SEATS)" --options '$(OPTIONS)' \
-		--jobs "$(JOBS)" --samples "$(SAMPLES)" $(if $(THINK_MS),--think-ms "$(THINK_MS)") $(if $(VIA_QUEUE),--via-queue "$(VIA_QUEUE)")
+		--jobs "$(JOBS)" --samples "$(SAMPLES)" $(if $(THINK_MS),--think-ms "$(THINK_MS)") $(if $(VIA_QUEUE),--via-queue "$(VIA_QUEUE)") $(if $(DUPLICATE),--duplicate)
 
 # Every figure against its floor, measured in one run: prints a table, writes var/bench.json.
 bench: install

@@ -146,6 +146,8 @@ class Game(abc.ABC, Generic[S]):
     events: ClassVar[tuple[type[Event], ...]]
     players_rule: ClassVar[str]  # the rule id of the player range
     lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
+    round_scored: ClassVar[type[Event]]
+    """The event that scores a round (a hand): its `scores` are what each seat adds to its total."""
     end_rule: ClassVar[str]  # the rule id of the game's end
     rules_version: ClassVar[int] = 1
     """The version of the game's rules that new games are played under. A rules change that would
@@ -211,6 +213,15 @@ class Game(abc.ABC, Generic[S]):
         Every game's state has `round` and `totals`; S is generic, hence the lookups by name.
         """
         return int(getattr(state, "round")), tuple(getattr(state, "totals"))  # noqa: B009
+
+    def round_points(self, event: Event) -> tuple[int, ...] | None:
+        """Each seat's points of a round when `event` scores one (better is lower when `lowest_wins`), else None.
+
+        Every game's round-scoring event has `scores`; the event type is the game's, hence the lookup by name.
+        """
+        if not isinstance(event, self.round_scored):
+            return None
+        return tuple(getattr(event, "scores"))  # noqa: B009
 
     def is_card(self, code: object) -> bool:
         """True for a card code of this game (C-1; Go5 overrides with its own codes)."""

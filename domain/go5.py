@@ -506,6 +506,7 @@ class Go5(Game[Go5State]):
     max_players = 4
     players_rule = "V-5"
     end_rule = "V-16"
+    round_scored = RoundScored
     rules_version = 2  # 2: V-9, a joker may join a first set once it is on the table
     lowest_wins = False  # V-16: the most points wins
     options = (

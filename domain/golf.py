@@ -248,6 +248,7 @@ class Golf(Game[GolfState]):
     max_players = 12
     players_rule = "G-1"
     end_rule = "G-15"
+    round_scored = RoundScored
     options = (
         OptionSpec("layout", "grid of 2x3 or 3x3 cards (G-2)", "2x3", choices=("2x3", "3x3")),
         OptionSpec("initial_flips", "cards each player turns up before the first turn (G-4)", 2, 0, 8),

@@ -346,6 +346,7 @@ class Romme(Game[RommeState]):
     max_players = 4
     players_rule = "R-1"
     end_rule = "R-22"
+    round_scored = RoundScored
     lowest_wins = False  # the most points wins
     options = (
         OptionSpec("target", "points that end the game after a round (R-22)", 1000, 1, 100_000),

@@ -274,6 +274,7 @@ class Switch(Game[SwitchState]):
     max_players = 10
     players_rule = "S-1"
     end_rule = "S-11"
+    round_scored = RoundScored
     rules_version = 2  # 2: S-9, the last player holding cards takes the pending draw before the hand ends
     options = (
         OptionSpec("hand_size", "cards dealt to each player (S-2)", 7, 7, 15),

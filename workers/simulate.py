@@ -2,8 +2,11 @@
 
 Seats rotate from game to game (player p sits at seat (p + i) mod n in game i)
 so that no level profits from a seat; results are reported per player. With
-`--via-queue URL` the same games are played by a running service and its RQ
-workers instead (workers/simulate_queue.py).
+`--duplicate` each deal (one seed) is played once per rotation of the players
+through the seats, so every player plays every seat's cards, and players are
+compared on the same deals: mean points per hand and the paired difference per
+deal. With `--via-queue URL` the same games are played by a running service and
+its RQ workers instead (workers/simulate_queue.py).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from domain import engine
 from domain.bots import choose_action, policy_for
 from domain.bots.expert import DEFAULT_BUDGET, Budget
 from domain.errors import DomainError
+from domain.events import Event
 from domain.shuffle import SeededStream
 from workers.simulate_queue import ServiceError, simulate_via_queue
-from workers.simulate_results import GameOutcome, progress_bar, seated, tally, wilson_interval
+from workers.simulate_results import GameOutcome, duplicate_tally, progress_bar, seated, tally, wilson_interval
 
 __all__ = ["GameOutcome", "main", "play_game", "simulate", "wilson_interval"]
 
@@ -39,21 +43,31 @@ def play_game(
 ) -> GameOutcome:
     """One all-bot game through the same engine and policies as the service (`budget`: the expert's)."""
     config = engine.make_config(game_id, len(levels), options, seed)
-    snap, _ = engine.start(config)
+    snap, events = engine.start(config)
+    hands = _round_points(snap.game, events)
     turns = 0
     while not snap.finished:
         seat = snap.to_act()[0]
         rng = SeededStream(f"simulate/{seed}", f"{snap.version}/{seat}")
         view = engine.view(snap, seat)
         action = choose_action(game_id, levels[seat], view, view["you"]["legal"], rng, budget)
-        snap, _ = engine.act(snap, seat, action)
+        snap, events = engine.act(snap, seat, action)
+        hands += _round_points(snap.game, events)
         turns += 1
         if turns > MAX_ACTIONS_PER_GAME:
             raise RuntimeError(f"game {seed} did not end within {MAX_ACTIONS_PER_GAME} actions")
     result = engine.view(snap, None)["result"]
     return GameOutcome(
-        tuple(result["totals"]), tuple(result["winners"]), int(snap.game.public_view(snap.state)["round"]), turns
+        tuple(result["totals"]),
+        tuple(result["winners"]),
+        int(snap.game.public_view(snap.state)["round"]),
+        turns,
+        tuple(hands),
     )
+
+
+def _round_points(game: engine.Game[Any], events: Sequence[Event]) -> list[tuple[int, ...]]:
+    return [points for event in events if (points := game.round_points(event)) is not None]
 
 
 def simulate(
@@ -65,18 +79,30 @@ def simulate(
     progress: bool = True,
     budget: Budget = DEFAULT_BUDGET,
     jobs: int = 1,
+    duplicate: bool = False,
 ) -> dict[str, Any]:
-    """Play `games` games with seats rotating, on `jobs` processes; the summary as a JSON-ready dict."""
-    tasks = [(game_id, seated(levels, i), options, f"{seed}-{i}", budget) for i in range(games)]
+    """Play `games` games with seats rotating, on `jobs` processes; the summary as a JSON-ready dict.
+
+    With `duplicate`, `games` counts deals: deal d (seed `{seed}-{d}`) is played once per rotation.
+    """
+    n = len(levels)
+    if duplicate:
+        tasks = [(game_id, seated(levels, r), options, f"{seed}-{d}", budget) for d in range(games) for r in range(n)]
+    else:
+        tasks = [(game_id, seated(levels, i), options, f"{seed}-{i}", budget) for i in range(games)]
     outcomes = []
     started = time.perf_counter()
     pool = multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None
     with progress_bar(progress) as bar, pool or contextlib.nullcontext():
-        task = bar.add_task(f"{game_id}: {games} games", total=games)
+        task = bar.add_task(f"{game_id}: {len(tasks)} games", total=len(tasks))
         for outcome in pool.imap(_play, tasks) if pool else map(_play, tasks):
             outcomes.append(outcome)
             bar.advance(task)
-    summary = tally(game_id, levels, outcomes, time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    if duplicate:
+        summary = duplicate_tally(game_id, levels, outcomes, elapsed, engine.get_game(game_id).lowest_wins)
+    else:
+        summary = tally(game_id, levels, outcomes, elapsed)
     if "expert" in levels:
         summary["expert_budget"] = {"samples": budget.samples, "think_ms": budget.think_ms if budget.clock else None}
     return summary
@@ -88,6 +114,9 @@ def _play(task: tuple[str, list[str], dict[str, Any], str, Budget]) -> GameOutco
 
 def print_table(summary: dict[str, Any], console: Console) -> None:
     """The summary as a table (a shared win counts for each winner)."""
+    if summary.get("duplicate"):
+        print_duplicate_tables(summary, console)
+        return
     table = Table(title=f"{summary['game']}: {summary['games']} games, seats rotating")
     for column in ("player", "level", "wins", "win rate", "95% interval", "mean score"):
         table.add_column(column, justify="right")
@@ -108,15 +137,61 @@ def print_table(summary: dict[str, Any], console: Console) -> None:
     )
 
 
+def print_duplicate_tables(summary: dict[str, Any], console: Console) -> None:
+    """A duplicate run's summary: points per hand and win rates by player, then the paired differences."""
+    better = summary["points_per_hand_better"]
+    table = Table(
+        title=f"{summary['game']}: {summary['deals']} deals, each played once per seat rotation "
+        f"({summary['games']} games, {summary['hands']} hands); points per hand: {better} is better"
+    )
+    for column in ("player", "level", "points per hand", "hand wins", "95% interval", "game wins", "95% interval"):
+        table.add_column(column, justify="right")
+    for seat in summary["seats"]:
+        table.add_row(
+            str(seat["seat"]),
+            seat["level"],
+            f"{seat['mean_points_per_hand']:.2f}",
+            f"{seat['hand_win_rate']:.1%}",
+            _percent_interval(seat["hand_ci95"]),
+            f"{seat['win_rate']:.1%}",
+            _percent_interval(seat["ci95"]),
+        )
+    console.print(table)
+    pairs = Table(title=f"paired difference of points per hand, per deal ({better} is better)")
+    for column in ("player", "minus player", "mean difference", "95% interval"):
+        pairs.add_column(column, justify="right")
+    for seat in summary["seats"]:
+        for other in seat["paired_diff_ci95"]:
+            interval = other["ci95"]
+            shown = f"{interval[0]:+.2f} – {interval[1]:+.2f}" if interval else "(one deal)"
+            pairs.add_row(
+                f"{seat['seat']} {seat['level']}", f"{other['seat']} {other['level']}", f"{other['mean']:+.2f}", shown
+            )
+    console.print(pairs)
+    console.print(f"turns per game {summary['turns_per_game']:.1f}, {summary['games_per_second']:.1f} games per second")
+
+
+def _percent_interval(interval: list[float]) -> str:
+    return f"{interval[0]:.1%} – {interval[1]:.1%}"
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(prog="python -m workers.simulate", description=__doc__)
     parser.add_argument("--game", required=True, help="game id, e.g. golf")
-    parser.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    parser.add_argument(
+        "--games", type=int, default=100, help="how many games, or deals with --duplicate (default 100)"
+    )
     parser.add_argument("--seats", required=True, help="bot levels, comma-separated, e.g. greedy,random")
     parser.add_argument("--options", default="{}", help="game options as JSON")
     parser.add_argument("--seed", default="simulate", help="prefix of the games' seeds (default: simulate)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal once per rotation of the players through the seats (--games counts deals) "
+        "and compare the players' points per hand deal by deal",
+    )
     parser.add_argument(
         "--via-queue",
         metavar="URL",
@@ -165,6 +240,8 @@ def first_problem(args: argparse.Namespace, levels: list[str]) -> str | None:
     except DomainError as error:
         flag = "--seats" if error.code == "bad_player_count" else "--options"
         return f"{flag}: {error.detail}"
+    if args.duplicate and args.via_queue:
+        return "--duplicate: not with --via-queue (a duplicate run plays in-process only); drop one of the two flags"
     for flag in ("concurrency", "jobs", "samples", "think_ms"):
         value = getattr(args, flag)
         if value is not None and value < 1:
@@ -190,7 +267,9 @@ def main(argv: Sequence[str]) -> int:
                 args.via_queue, args.game, levels, args.games, options, args.seed, args.concurrency, not args.json
             )
         else:
-            summary = simulate(args.game, levels, args.games, options, args.seed, not args.json, budget, args.jobs)
+            summary = simulate(
+                args.game, levels, args.games, options, args.seed, not args.json, budget, args.jobs, args.duplicate
+            )
     except (ValueError, DomainError) as error:
         print(f"simulate: {getattr(error, 'detail', error)}", file=sys.stderr)
         return 2

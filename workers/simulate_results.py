@@ -31,6 +31,7 @@ class GameOutcome:
     winners: tuple[int, ...]
     rounds: int
     turns: int
+    hands: tuple[tuple[int, ...], ...] = ()  # each round's points by seat (the game's `round_points`)
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -42,6 +43,18 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     centre = (p + z * z / (2 * trials)) / denominator
     margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return max(0.0, centre - margin), min(1.0, centre + margin)
+
+
+def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, tuple[float, float] | None]:
+    """The mean and its 95% interval, mean ± z · s / √n with the sample standard deviation s (normal
+    approximation); no interval from fewer than two values."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None
+    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
+    margin = z * math.sqrt(variance / n)
+    return mean, (mean - margin, mean + margin)
 
 
 def progress_bar(shown: bool) -> Progress:
@@ -86,3 +99,54 @@ def _seat_summary(player: int, stats: PlayerStats, games: int) -> dict[str, Any]
         "ci95": [low, high],
         "mean_score": stats.score_sum / games,
     }
+
+
+def duplicate_tally(
+    game_id: str, levels: Sequence[str], outcomes: Sequence[GameOutcome], elapsed: float, lowest_wins: bool
+) -> dict[str, Any]:
+    """The summary of a duplicate run: deal d played in games d·n ... d·n + n - 1, one per rotation
+    `seated(levels, r)`. Adds, per player, the mean points per hand, the hand win rate (the best
+    points of a hand win it; equal best share) and the paired difference of the mean points per hand
+    to each other player, deal by deal, with 95% intervals."""
+    n = len(levels)
+    deals = len(outcomes) // n
+    assert deals * n == len(outcomes), "a duplicate run plays every deal once per rotation"
+    per_deal = [[_deal_points(outcomes[d * n : d * n + n], p, n) for d in range(deals)] for p in range(n)]
+    hand_wins = [0] * n
+    hands = 0
+    for i, outcome in enumerate(outcomes):
+        hands += len(outcome.hands)
+        for points in outcome.hands:
+            best = min(points) if lowest_wins else max(points)
+            for p in range(n):
+                hand_wins[p] += points[(p + i) % n] == best
+    summary = tally(game_id, levels, outcomes, elapsed)
+    summary.update(
+        duplicate=True, deals=deals, hands=hands, points_per_hand_better="lower" if lowest_wins else "higher"
+    )
+    for p, seat in enumerate(summary["seats"]):
+        low, high = wilson_interval(hand_wins[p], hands)
+        seat.update(
+            mean_points_per_hand=sum(_points_of(outcomes, p, n)) / hands,
+            hand_wins=hand_wins[p],
+            hand_win_rate=hand_wins[p] / hands,
+            hand_ci95=[low, high],
+            paired_diff_ci95=[_paired(per_deal, p, q, levels[q]) for q in range(n) if q != p],
+        )
+    return summary
+
+
+def _points_of(outcomes: Sequence[GameOutcome], player: int, n: int) -> list[int]:
+    """Player `player`'s points in every hand of these games (game i seated as `seated(levels, i)`)."""
+    return [points[(player + i) % n] for i, outcome in enumerate(outcomes) for points in outcome.hands]
+
+
+def _deal_points(group: Sequence[GameOutcome], player: int, n: int) -> float:
+    """A player's mean points per hand over one deal's games (the rotations of one duplicate group)."""
+    points = _points_of(group, player, n)
+    return sum(points) / len(points)
+
+
+def _paired(per_deal: list[list[float]], p: int, q: int, level: str) -> dict[str, Any]:
+    mean, interval = mean_interval([a - b for a, b in zip(per_deal[p], per_deal[q], strict=True)])
+    return {"seat": q, "level": level, "mean": mean, "ci95": list(interval) if interval else None}
