@@ -66,7 +66,9 @@ def _raise_file_limit() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--json", type=Path, default=ROOT / "var" / "bench.json", help="where to write the figures")
-    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the README)")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
+    )
     args = parser.parse_args()
     _raise_file_limit()
     console = Console() if Console().is_terminal else Console(width=200)

@@ -1,6 +1,6 @@
 """Golf moves for the bench's clients, read from a game's public table (any seat's view will do).
 
-`play` is the README's simple strategy: reveal two cards, then draw and discard, turning up a card,
+`play` is the simple strategy of docs/playing.md: reveal two cards, then draw and discard, turning up a card,
 so rounds end and the game goes on to the next one. `stall` swaps the top discard into a face-up
 place: one event a turn and a round that never ends, to make long games quickly.
 """

@@ -139,7 +139,7 @@ def print_table(figures: Sequence[Figure], console: Console | None = None) -> No
 
 
 def markdown(figures: Sequence[Figure]) -> str:
-    """The figures as a Markdown table, for the README."""
+    """The figures as a Markdown table, for docs/performance.md."""
     lines = ["| figure | value | floor | ratio | target | met |", "|---|---:|---:|---:|---|---|"]
     for figure in figures:
         ratio = figure.ratio

@@ -3,7 +3,7 @@
 # for the random and greedy bots only, and the API under supervisord (scripts/supervisord.conf), which
 # starts again any child that dies; Ctrl-C or SIGTERM stops them all.
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
-# QUEUE_REDIS_URL, a plain Redis (see README, "Running on Redis Cluster").
+# QUEUE_REDIS_URL, a plain Redis (see docs/operations.md, "Running on Redis Cluster").
 # VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's
 # files (run/: its log, pid and socket for `supervisorctl -s unix://$VAR_DIR/run/supervisor.sock status`).
 set -euo pipefail

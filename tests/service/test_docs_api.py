@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -30,6 +31,10 @@ def test_the_documented_messages_are_what_the_stream_sends(client: FlaskClient) 
     record = events_of([message])[0]
     assert message["id"] == "3" and message["event"] == "CardsRevealed" == record["type"]
     assert record["actor"] == 0 and record["data"]["positions"] == [0, 1]
+    shown = json.loads(lines[2].split(": ", 1)[1])  # seed `doc` deals these cards (C-4): the doc shows them
+    assert {k: v for k, v in record.items() if k not in ("at", "prev_hash", "hash")} == {
+        k: v for k, v in shown.items() if k not in ("at", "prev_hash", "hash")
+    }
 
 
 def test_the_documented_ticket_answer_and_endpoints_exist(client: FlaskClient) -> None:

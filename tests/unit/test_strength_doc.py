@@ -1,0 +1,91 @@
+"""docs/strength.md: its table agrees with the duplicate runs' JSON in docs/strength/, and each shown command runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from workers import simulate
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "strength.md"
+RUNS = ROOT / "docs" / "strength"
+PREFIX = ["python", "-m", "workers.simulate"]
+
+
+def interval(low: float, high: float) -> str:
+    return f"[{low:.1%}, {high:.1%}]"
+
+
+def row(name: str, summary: dict[str, Any]) -> str:
+    """The table row of one run, from its JSON summary."""
+    seats = summary["seats"]
+    first = seats[0]
+    cells = [
+        f"[{name}](strength/{name}.json)",
+        summary["game"],
+        ",".join(seat["level"] for seat in seats),
+        str(summary["deals"]),
+        str(summary["hands"]),
+        summary["points_per_hand_better"],
+        " / ".join(f"{seat['mean_points_per_hand']:.2f}" for seat in seats),
+        "<br>".join(
+            f"{diff['mean']:+.2f} [{diff['ci95'][0]:+.2f}, {diff['ci95'][1]:+.2f}]"
+            for diff in first["paired_diff_ci95"]
+        ),
+        "<br>".join(f"{seat['hand_win_rate']:.1%} {interval(*seat['hand_ci95'])}" for seat in seats),
+        "<br>".join(f"{seat['win_rate']:.1%} {interval(*seat['ci95'])}" for seat in seats),
+        f"{summary['games'] / summary['games_per_second'] / 60:.1f}",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def runs() -> dict[str, dict[str, Any]]:
+    found = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(RUNS.glob("*.json"))}
+    assert found, "no runs in docs/strength/"
+    return found
+
+
+def table_rows(text: str) -> dict[str, str]:
+    """The table's rows by the run they name."""
+    rows = re.findall(r"^\| \[([\w-]+)\]\(strength/[\w-]+\.json\) \|.*$", text, re.MULTILINE)
+    lines = [line for line in text.splitlines() if line.startswith("| [")]
+    assert len(rows) == len(lines), "every row names its run"
+    return dict(zip(rows, lines, strict=True))
+
+
+def commands(text: str) -> dict[str, list[str]]:
+    """The shown command of each run, as its words."""
+    shown = re.findall(r"^- `([\w-]+)`: `([^`]+)`$", text, re.MULTILINE)
+    return {name: shlex.split(command) for name, command in shown}
+
+
+def test_the_table_shows_every_run_as_its_json_says() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    rows, found = table_rows(text), runs()
+    assert sorted(rows) == sorted(found), "one row for each docs/strength/*.json and no other"
+    for name, summary in found.items():
+        assert rows[name] == row(name, summary), f"the row of {name} should read:\n{row(name, summary)}"
+
+
+def test_every_run_is_a_duplicate_run_made_by_its_shown_command() -> None:
+    shown, found = commands(DOC.read_text(encoding="utf-8")), runs()
+    assert sorted(shown) == sorted(found), "one command for each run"
+    for name, words in shown.items():
+        assert words[:3] == PREFIX and words[-2:] == [">", f"docs/strength/{name}.json"], words
+        args = simulate.parse_args(words[3:-2])
+        levels = args.seats.split(",")
+        assert simulate.first_problem(args, levels) is None, name
+        summary = found[name]
+        assert args.duplicate and args.json and summary["duplicate"] is True, name
+        assert (args.game, args.games, levels) == (
+            summary["game"],
+            summary["deals"],
+            [s["level"] for s in summary["seats"]],
+        )
+        assert summary["games"] == args.games * len(levels) and args.jobs == 1
+        if "expert" in levels:
+            assert summary["expert_budget"] == {"samples": args.samples, "think_ms": args.think_ms}, name
