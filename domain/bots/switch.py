@@ -38,11 +38,17 @@ POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 # ---------------------------------------------------------------- expert hooks
 
 
+ROLLOUT_PLIES = 5
+"""Plies a seat in the expert's rollouts before the hand is valued as it stands (its hands' points)."""
+
+
 def expert_rollout(
     world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int
 ) -> float:
-    """The expert's rollout of a Switch hand: the fast one of domain/bots/switch_rollout.py."""
-    return switch_rollout.play_out(world, seat, action, stream, horizon)
+    """The expert's rollout of a Switch hand: the fast one of domain/bots/switch_rollout.py, cut
+    after ROLLOUT_PLIES plies a seat."""
+    plies = min(horizon, ROLLOUT_PLIES * world.config.players)
+    return switch_rollout.play_out(world, seat, action, stream, plies)
 
 
 def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:

@@ -24,7 +24,7 @@ from domain.scores import lowest_totals
 from domain.shuffle import SeededStream
 from domain.switch import PENDING_ADDS, PLAY, SwitchState, hand_value, matches, plays
 
-RIVALS_WEIGHT = 0.0
+RIVALS_WEIGHT = 1.0
 """How much the points the other seats add in a hand count for the expert, against its own (1)."""
 
 

@@ -125,6 +125,21 @@ def test_a_hand_left_to_one_player_under_a_pending_draw_ends_as_in_the_engine() 
     assert values[1] != values[2]
 
 
+def test_the_expert_s_rollout_values_the_hand_as_it_stands_after_its_plies() -> None:
+    """S-10: the expert's rollout plays ROLLOUT_PLIES plies a seat after its action, then counts each
+    hand at its value as if the hand ended there."""
+    snap = next(positions(4, {"target": 1}, "rollout-plies", every=1))
+    (seat,) = snap.to_act()
+    world = switch_bot.sample_world(engine.view(snap, seat), SeededStream("plies", "w"))
+    for action in engine.legal_actions(world, seat)[:3]:
+        cut = engine_plies(world, seat, action, "p", switch_bot.ROLLOUT_PLIES * 4)
+        assert cut.state.round == world.state.round and not cut.finished
+        added = [hand_value(hand) for hand in cut.state.hands]
+        others = sum(added) - added[seat]
+        expected = -added[seat] + switch_rollout.RIVALS_WEIGHT * others / 3
+        assert switch_bot.expert_rollout(world, seat, action, "p", 400) == pytest.approx(expected)
+
+
 # ---------------------------------------------------------------- the value of a hand's end
 
 
@@ -138,7 +153,17 @@ def test_a_hand_s_end_is_worth_the_points_the_seat_adds() -> None:
     assert points_value(out, 0) > points_value(three, 0) > points_value(joker, 0)
     rivals = switch_rollout.RIVALS_WEIGHT * (5 + 20 + 50) / 3
     assert points_value(out, 0) == pytest.approx(rivals)
-    assert points_value(joker, 0) - points_value(three, 0) == pytest.approx(-45 - switch_rollout.RIVALS_WEIGHT * 5 / 3)
+    assert points_value(joker, 0) - points_value(three, 0) == pytest.approx(-45), "the same points for the others"
+
+
+def test_points_the_others_add_count_by_the_rivals_weight() -> None:
+    """S-10, S-7: a seat that makes the others hold more (a pending draw they take) gains by the
+    rivals' weight of their mean; the race is lowest total against the others, not alone."""
+    calm = HandEnd((0, 0, 0, 0), (5, 10, 10, 10), True, 500)
+    attack = HandEnd((0, 0, 0, 0), (5, 40, 10, 10), True, 500)
+    assert switch_rollout.RIVALS_WEIGHT > 0
+    assert points_value(attack, 0) - points_value(calm, 0) == pytest.approx(switch_rollout.RIVALS_WEIGHT * 30 / 3)
+    assert points_value(attack, 1) < points_value(calm, 1)
 
 
 def test_the_totals_before_the_hand_do_not_change_its_value_until_the_game_ends() -> None:
