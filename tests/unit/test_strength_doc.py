@@ -89,3 +89,21 @@ def test_every_run_is_a_duplicate_run_made_by_its_shown_command() -> None:
         assert summary["games"] == args.games * len(levels) and args.jobs == 1
         if "expert" in levels:
             assert summary["expert_budget"] == {"samples": args.samples, "think_ms": args.think_ms}, name
+
+
+def test_the_reading_holds_the_first_level_is_better() -> None:
+    """The doc's reading: greedy beats random in every game, the expert beats greedy in Golf, Go5 and Rommé;
+    each paired interval lies wholly on the first level's better side of 0."""
+    read = {name: summary for name, summary in runs().items() if name.endswith("-greedy-random")}
+    read |= {f"{game}-expert-greedy": runs()[f"{game}-expert-greedy"] for game in ("golf", "go5", "romme")}
+    assert len(read) == 7
+    for name, summary in read.items():
+        sign = -1 if summary["points_per_hand_better"] == "lower" else 1
+        for diff in summary["seats"][0]["paired_diff_ci95"]:
+            assert sign * diff["ci95"][0] > 0 and sign * diff["ci95"][1] > 0, (name, diff)
+
+
+def test_the_reading_holds_the_expert_needs_its_budget_in_romme() -> None:
+    """The doc's reading: at 100 ms a move the Rommé expert's paired interval against greedy holds 0."""
+    (diff,) = runs()["romme-expert-greedy-100ms"]["seats"][0]["paired_diff_ci95"]
+    assert diff["ci95"][0] < 0 < diff["ci95"][1]
