@@ -38,11 +38,17 @@ POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 # ---------------------------------------------------------------- expert hooks
 
 
+ROLLOUT_PLIES = 5
+"""Plies a seat in the expert's rollouts before the hand is valued as it stands (its hands' points)."""
+
+
 def expert_rollout(
     world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int
 ) -> float:
-    """The expert's rollout of a Switch hand: the fast one of domain/bots/switch_rollout.py."""
-    return switch_rollout.play_out(world, seat, action, stream, horizon)
+    """The expert's rollout of a Switch hand: the fast one of domain/bots/switch_rollout.py, cut
+    after ROLLOUT_PLIES plies a seat."""
+    plies = min(horizon, ROLLOUT_PLIES * world.config.players)
+    return switch_rollout.play_out(world, seat, action, stream, plies)
 
 
 def sample_world(view: Mapping[str, Any], rng: SeededStream) -> engine.Snapshot[Any]:
@@ -111,6 +117,13 @@ Measured with many full rollouts: drawing when a card can be played, or a J or a
 when an ordinary card fits, loses about 6 to 12 points in the hand on average.
 """
 
+CLOSE_TO_OUT = 2
+"""An opponent who holds at most this many cards may go out on any turn: then the expert also
+searches shedding a J or a joker (S-10: 10 and 50 points in hand) where greedy keeps them."""
+
+SHEDDING_TIERS = (JACK, JOKER_PLAY)
+"""The tiers searched beside greedy's own when an opponent is close to going out."""
+
 PLAIN_RANKS = frozenset({"A", "3", "4", "5", "6", "7", "9", "10", "Q"})
 """Ranks without an effect (S-5): such cards of one suit and value play alike unless `match_rank` is on."""
 
@@ -124,7 +137,7 @@ def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]
     held = Held.of(you["hand"])
     values = [action_value(a, held, int(view["table"]["pending_draw"]), you["drawn"]) for a in legal]
     ranked = sorted(range(len(legal)), key=lambda i: values[i], reverse=True)
-    tiers = SEARCHED_TIERS.get(int(values[ranked[0]][0]), ())
+    tiers = searched_tiers(int(values[ranked[0]][0]), view)
     seen: set[tuple[Any, ...]] = set()
     suits_named = 0
     shortlist = []
@@ -139,6 +152,15 @@ def expert_candidates(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]
                 continue
         shortlist.append(i)
     return shortlist[:limit]
+
+
+def searched_tiers(best_tier: int, view: Mapping[str, Any]) -> tuple[int, ...]:
+    """The tiers searched when greedy's best action is in `best_tier`; with an ordinary card to play
+    and an opponent close to going out, also the J and joker plays (SHEDDING_TIERS)."""
+    tiers = SEARCHED_TIERS.get(best_tier, ())
+    seat, sizes = view["you"]["seat"], view["table"]["hand_sizes"]
+    close = any(0 < size <= CLOSE_TO_OUT for other, size in enumerate(sizes) if other != seat)
+    return (*tiers, *SHEDDING_TIERS) if best_tier == ORDINARY and close else tiers
 
 
 def _play_alike_key(action: Mapping[str, Any], value: Value, match_rank: bool) -> tuple[Any, ...]:

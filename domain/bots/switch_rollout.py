@@ -16,13 +16,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.bots.expert import standing_value, utility
+from domain.bots.expert import WIN_VALUE
 from domain.bots.switch_greedy import greedy
 from domain.cards import JOKER, rank_of, suit_of
 from domain.engine import GameConfig
 from domain.scores import lowest_totals
 from domain.shuffle import SeededStream
 from domain.switch import PENDING_ADDS, PLAY, SwitchState, hand_value, matches, plays
+
+RIVALS_WEIGHT = 1.0
+"""How much the points the other seats add in a hand count for the expert, against its own (1)."""
 
 
 @dataclasses.dataclass
@@ -172,19 +175,61 @@ class RolloutTable:
         return {"you": {"hand": self.hands[seat], "drawn": self.drawn}, "table": {"pending_draw": self.pending}}
 
 
-def play_out(world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> float:
-    """`expert.rollout` for Switch: `action` through the engine, then the hand on a RolloutTable."""
+@dataclasses.dataclass(frozen=True)
+class HandEnd:
+    """Where a rollout left the game: each seat's total before the hand and at its end (S-10), whether
+    the hand ended (False: the horizon cut it short, and the hands count as they are) and the target."""
+
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+    ended: bool
+    target: int
+
+    @property
+    def game_over(self) -> bool:
+        """S-11: the hand ended with a total at the target."""
+        return self.ended and max(self.after) >= self.target
+
+    @property
+    def added(self) -> list[int]:
+        """The points each seat adds in the hand (S-10): 0 for the player who went out."""
+        return [after - before for before, after in zip(self.before, self.after, strict=True)]
+
+
+def hand_end(world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> HandEnd:
+    """`action` through the engine, then the hand on a RolloutTable with `greedy` for every seat."""
+    before, target = world.state.totals, int(world.config.options["target"])
     snap, _ = engine.act(world, seat, action)
     if snap.finished or snap.state.round != world.state.round or snap.state.phase != PLAY:
-        return utility(snap, seat)
+        totals = tuple(snap.game.standing(snap.state)[1])
+        return HandEnd(before, totals, True, target)
     table = RolloutTable.of(snap.state)
     for step in range(horizon):
         if table.over:
             break
         mover = table.turn
         table.act(mover, greedy(table.greedy_view(mover), table.legal(mover), SeededStream(stream, str(step))))
-    if not table.over:
-        return utility(snap, seat)  # the horizon, mid-hand: the totals have not changed
-    totals = [total + hand_value(hand) for total, hand in zip(snap.state.totals, table.hands, strict=True)]
-    finished = max(totals) >= table.config.options["target"]
-    return standing_value([float(t) for t in totals], lowest_totals(totals) if finished else None, seat, True)
+    totals = tuple(total + hand_value(hand) for total, hand in zip(before, table.hands, strict=True))
+    return HandEnd(before, totals, table.over, target)
+
+
+def points_value(end: HandEnd, seat: int) -> float:
+    """How good a hand's end is for `seat`, in points: what it adds (S-10), less RIVALS_WEIGHT times
+    what the others add on average, and, if the hand ends the game, the game's win (S-11).
+
+    A won game is worth its target in points (up to WIN_VALUE): a one-hand game (`target` 1)
+    is its hand's points and little else, and in a long race the win outweighs any one hand.
+    A lost game takes away a fair share of that, as in `expert.standing_value`.
+    """
+    added = end.added
+    others = [points for other, points in enumerate(added) if other != seat]
+    value = -added[seat] + RIVALS_WEIGHT * sum(others) / len(others)
+    if end.game_over:
+        win = min(WIN_VALUE, float(end.target))
+        value += win if seat in lowest_totals(end.after) else -win / len(others)
+    return value
+
+
+def play_out(world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> float:
+    """The expert's rollout value for Switch: the points of the hand's end (`points_value`)."""
+    return points_value(hand_end(world, seat, action, stream, horizon), seat)

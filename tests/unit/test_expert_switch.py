@@ -172,6 +172,22 @@ def test_with_a_fitting_plain_card_only_plain_cards_are_searched() -> None:
     assert {"type": "draw"} not in shortlist(table)
 
 
+def test_with_an_opponent_close_to_going_out_a_jack_and_a_joker_are_searched_too() -> None:
+    """S-9 / S-10: when another seat holds CLOSE_TO_OUT cards or fewer, the hand may end on its next
+    turn, and a joker (50 points) or a J (10) still held then counts: shedding them is searched too."""
+    table = Table.stacked(hands={1: ["4H", "5H", "9H", "KH", "2H", "JC", "JK"]}, start="6H")
+    assert all(size > switch_bot.CLOSE_TO_OUT for size in table.table["hand_sizes"])
+    assert all(a["cards"][0] not in ("JC", "JK") for a in shortlist(table))
+    for close in range(1, switch_bot.CLOSE_TO_OUT + 1):
+        table.set_hands({3: ["3C", "4C", "5C"][:close]})
+        found = shortlist(table)
+        assert {"type": "play", "cards": ["JK"]} in found
+        named = [a["suit"] for a in found if a["cards"] == ["JC"]]
+        assert len(named) == switch_bot.SUITS_SEARCHED and named[0] == "H", "greedy's best suits, hearts first"
+        assert ["KH"] in [a["cards"] for a in found], "the ordinary cards are still searched"
+        assert {"type": "draw"} not in found
+
+
 def test_a_jack_is_searched_with_its_best_suits_only() -> None:
     """S-4: with no ordinary card, a J naming greedy's two best suits, and the joker."""
     table = Table.stacked(hands={1: ["JC", "JD", "JK", "3S", "5D", "6D", "7D"]}, start="6H")

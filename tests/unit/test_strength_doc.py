@@ -108,3 +108,17 @@ def test_the_reading_holds_the_romme_expert_leads_within_its_interval() -> None:
     for name in ("romme-expert-greedy", "romme-expert-greedy-100ms"):
         (diff,) = runs()[name]["seats"][0]["paired_diff_ci95"]
         assert diff["mean"] > 0 and diff["ci95"][0] < 0 < diff["ci95"][1], name
+
+
+def test_the_reading_holds_the_switch_expert_adds_fewer_points_than_each_greedy_seat() -> None:
+    """The doc's reading, S-10: over at least 2,000 Switch hands the expert's paired interval against
+    each of the three greedy seats lies wholly below 0 (fewer points per hand is better)."""
+    summary = runs()["switch-expert-greedy"]
+    assert summary["hands"] >= 2000 and summary["points_per_hand_better"] == "lower"
+    expert, *greedy = summary["seats"]
+    assert expert["level"] == "expert" and [seat["level"] for seat in greedy] == ["greedy"] * 3
+    diffs = expert["paired_diff_ci95"]
+    assert len(diffs) == 3
+    for diff in diffs:
+        assert diff["ci95"][1] < 0, diff
+    assert all(expert["mean_points_per_hand"] < seat["mean_points_per_hand"] for seat in greedy)
