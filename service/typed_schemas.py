@@ -137,7 +137,7 @@ class _Actions:
         name = action_schema_name(self.game, spec.type)
         schema = self.object(spec.fields, name.removesuffix("Action"))
         schema["properties"] = {
-            "type": {"type": "string", "enum": [spec.type]},
+            "type": {"type": "string", "const": spec.type},
             **schema["properties"],
             "expected_version": {
                 "type": "integer",
@@ -202,7 +202,7 @@ def event_record_schema(data_name: str, type_name: str) -> JsonSchema:
     """A record of one event type: the chain's fields around its typed `data`."""
     properties: dict[str, JsonSchema] = {
         "seq": {"type": "integer", "minimum": 1},
-        "type": {"type": "string", "enum": [type_name]},
+        "type": {"type": "string", "const": type_name},
         "actor": {
             "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["system"]}],
             "description": 'a seat number or "system"',

@@ -89,7 +89,7 @@ def test_every_catalog_action_type_has_its_variant(client: FlaskClient, spec: di
             assert name == f"{camel(game.id)}{camel(spec_of_type.type)}Action"
             fields = [field.name for field in spec_of_type.fields]
             assert set(variant["properties"]) == {"type", *fields, "expected_version"}, name
-            assert variant["properties"]["type"] == {"type": "string", "enum": [spec_of_type.type]}
+            assert variant["properties"]["type"] == {"type": "string", "const": spec_of_type.type}
             assert variant["required"] == ["type", *(f.name for f in spec_of_type.fields if f.required)], name
             assert variant["additionalProperties"] is False
             for field in spec_of_type.fields:
@@ -112,7 +112,7 @@ def test_every_event_class_of_each_game_has_its_variant(spec: dict[str, Any]) ->
         assert set(mapping) == {cls.type_name() for cls in classes}
         for cls in classes:
             name, record = component(spec, {"$ref": mapping[cls.type_name()]})
-            assert record["properties"]["type"]["enum"] == [cls.type_name()], name
+            assert record["properties"]["type"]["const"] == cls.type_name(), name
             _, data = component(spec, record["properties"]["data"])
             fields = [f.name for f in dataclasses.fields(cls) if f.name != "actor"]
             assert set(data["properties"]) == set(fields), name
