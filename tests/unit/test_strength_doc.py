@@ -86,28 +86,27 @@ def test_every_run_is_a_duplicate_run_made_by_its_shown_command() -> None:
             summary["deals"],
             [s["level"] for s in summary["seats"]],
         )
-        assert summary["games"] == args.games * len(levels) and args.jobs == 1
+        assert summary["games"] == args.games * len(levels) and args.jobs in (1, 2)
         if "expert" in levels:
             assert summary["expert_budget"] == {"samples": args.samples, "think_ms": args.think_ms}, name
 
 
 def test_the_reading_holds_the_first_level_is_better() -> None:
-    """The doc's reading: greedy beats random in every game and the expert beats greedy in Golf and Go5;
-    each paired interval lies wholly on the first level's better side of 0."""
+    """The doc's reading: greedy beats random in every game and the expert beats greedy in Golf, Go5 and
+    Rommé (at 300 ms); each paired interval lies wholly on the first level's better side of 0."""
     read = {name: summary for name, summary in runs().items() if name.endswith("-greedy-random")}
-    read |= {f"{game}-expert-greedy": runs()[f"{game}-expert-greedy"] for game in ("golf", "go5")}
-    assert len(read) == 6
+    read |= {f"{game}-expert-greedy": runs()[f"{game}-expert-greedy"] for game in ("golf", "go5", "romme")}
+    assert len(read) == 7
     for name, summary in read.items():
         sign = -1 if summary["points_per_hand_better"] == "lower" else 1
         for diff in summary["seats"][0]["paired_diff_ci95"]:
             assert sign * diff["ci95"][0] > 0 and sign * diff["ci95"][1] > 0, (name, diff)
 
 
-def test_the_reading_holds_the_romme_expert_leads_within_its_interval() -> None:
-    """The doc's reading: in Rommé the expert leads greedy on the mean, and the interval holds 0 at either budget."""
-    for name in ("romme-expert-greedy", "romme-expert-greedy-100ms"):
-        (diff,) = runs()[name]["seats"][0]["paired_diff_ci95"]
-        assert diff["mean"] > 0 and diff["ci95"][0] < 0 < diff["ci95"][1], name
+def test_the_reading_holds_the_romme_expert_needs_its_budget() -> None:
+    """The doc's reading: at 100 ms a move the Rommé expert leads greedy on the mean, and the interval holds 0."""
+    (diff,) = runs()["romme-expert-greedy-100ms"]["seats"][0]["paired_diff_ci95"]
+    assert diff["mean"] > 0 and diff["ci95"][0] < 0 < diff["ci95"][1]
 
 
 def test_the_reading_holds_the_switch_expert_adds_fewer_points_than_each_greedy_seat() -> None:
