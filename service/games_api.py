@@ -121,10 +121,16 @@ class SeatViewSchema(ma.Schema):
     score = ma.fields.Integer(required=True)
 
 
+class GameTyped(ma.fields.Raw):
+    """A field of a frame (GameViewFrameSchema, RecordFrameSchema) that each game's schema types."""
+
+
 class GameViewFrameSchema(ma.Schema):
-    """The fields of every game's view; each game's own view schema types the rest (see by_game)."""
+    """The fields of every game's view, in the order of an answer; each game's own view schema types
+    the game's parts (`GameTyped`), which keep their place here (see by_game)."""
 
     id = ma.fields.String(required=True)
+    game = GameTyped()
     rules_version = ma.fields.Integer(
         required=True, metadata={"description": "the version of the game's rules it is played under"}
     )
@@ -132,8 +138,13 @@ class GameViewFrameSchema(ma.Schema):
     status = Enum("GameStatus", STATUSES, required=True)
     version = ma.fields.Integer(required=True)
     round = ma.fields.Integer(required=True)
+    phase = GameTyped()
     to_act = ma.fields.List(ma.fields.Integer(), required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatViewSchema), required=True)
+    table = GameTyped()
+    you = GameTyped()
+    actions = GameTyped()
+    result = GameTyped()
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
 
 
@@ -191,8 +202,14 @@ class ByGame(ma.Schema):
 def by_game(
     frame: type[ma.Schema], suffix: str, fields: Callable[[engine.Game[Any]], dict[str, ma.fields.Field[Any]]]
 ) -> dict[str, type[ma.Schema]]:
-    """One schema a game: `frame`'s fields and the game's own `fields` (e.g. GolfGameView)."""
-    return {game.id: frame.from_dict(fields(game), name=f"{game_name(game)}{suffix}") for game in engine.all_games()}
+    """One schema a game: `frame`'s fields and the game's own `fields` (e.g. GolfGameView); a field the
+    frame holds as GameTyped keeps its place, so every game's answer has the frame's order."""
+    games = engine.all_games()
+    variants = {game.id: frame.from_dict(fields(game), name=f"{game_name(game)}{suffix}") for game in games}
+    for name, variant in variants.items():
+        untyped = [key for key, field in variant._declared_fields.items() if isinstance(field, GameTyped)]
+        assert not untyped, f"{name}'s {suffix} leaves {untyped} untyped"
+    return variants
 
 
 def full_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:

@@ -15,6 +15,7 @@ from service.games_api import (
     SEED_SOURCES,
     STATUSES,
     ByGame,
+    GameTyped,
     GameViewFrameSchema,
     SeatCreatedSchema,
     by_game,
@@ -56,9 +57,11 @@ class RecordFrameSchema(ma.Schema):
         metadata={"description": "cardtable-record/2; cardtable-record/1 for a game made before the nonce"},
     )
     id = ma.fields.String(required=True)
+    game = GameTyped()
     rules_version = ma.fields.Integer(
         metadata={"description": "the version of the game's rules it was played under; missing: 1"}
     )
+    options = GameTyped()
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
     stacked = ma.fields.Boolean(required=True)
     seed_commitment = ma.fields.String(required=True)
@@ -71,6 +74,7 @@ class RecordFrameSchema(ma.Schema):
         metadata={"description": "only once the game has ended; none in a game made before the nonce (C-4)"}
     )
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
+    events = GameTyped()
 
 
 def options_schema(game: engine.Game[Any]) -> type[ma.Schema]:
