@@ -85,7 +85,18 @@ def _join(value: Any) -> str:
 PROBLEM_JSON = "application/problem+json"
 
 
-class QueryInteger(ma.fields.Integer):
+class PlainQuery:
+    """A query parameter written plainly (`PLAIN`, ASCII only), converted by the field it is mixed into."""
+
+    PLAIN: re.Pattern[str]
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, str) or not self.PLAIN.fullmatch(value):
+            raise self.make_error("invalid")  # type: ignore[attr-defined]
+        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[misc]
+
+
+class QueryInteger(PlainQuery, ma.fields.Integer):
     """A query parameter that is an integer written plainly: ASCII digits and nothing else.
 
     marshmallow's Integer goes through Python's `int()`, which also takes `+1`, ` 1`, `1_000`,
@@ -95,22 +106,12 @@ class QueryInteger(ma.fields.Integer):
     PLAIN = re.compile(r"[0-9]{1,18}", re.ASCII)
     default_error_messages = {"invalid": "Not a plain integer (ASCII digits only)."}  # noqa: RUF012
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        if not isinstance(value, str) or not self.PLAIN.fullmatch(value):
-            raise self.make_error("invalid")
-        return int(value)
 
-
-class QueryNumber(ma.fields.Float):
+class QueryNumber(PlainQuery, ma.fields.Float):
     """A query parameter that is a plain decimal number: ASCII digits with an optional fraction."""
 
     PLAIN = re.compile(r"[0-9]{1,18}(\.[0-9]{1,9})?", re.ASCII)
     default_error_messages = {"invalid": "Not a plain number (ASCII digits and an optional fraction)."}  # noqa: RUF012
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
-        if not isinstance(value, str) or not self.PLAIN.fullmatch(value):
-            raise self.make_error("invalid")
-        return float(value)
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]

@@ -85,11 +85,9 @@ def simulate(
 
     With `duplicate`, `games` counts deals: deal d (seed `{seed}-{d}`) is played once per rotation.
     """
-    n = len(levels)
-    if duplicate:
-        tasks = [(game_id, seated(levels, r), options, f"{seed}-{d}", budget) for d in range(games) for r in range(n)]
-    else:
-        tasks = [(game_id, seated(levels, i), options, f"{seed}-{i}", budget) for i in range(games)]
+    rotations = range(len(levels))
+    deals = [(d, r) for d in range(games) for r in rotations] if duplicate else [(i, i) for i in range(games)]
+    tasks = [(game_id, seated(levels, r), options, f"{seed}-{d}", budget) for d, r in deals]
     outcomes = []
     started = time.perf_counter()
     pool = multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None

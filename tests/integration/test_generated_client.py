@@ -16,7 +16,6 @@ import sys
 import typing
 from collections.abc import Iterator
 from http import HTTPStatus
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -24,13 +23,12 @@ import httpx
 import pytest
 
 from domain.verify import verify
-from tests.integration.conftest import BIN, ROOT, service_env, start_worker
+from tests.generated_client import generate_client
+from tests.integration.conftest import service_env, start_worker
 
 pytestmark = pytest.mark.integration
 
 PACKAGE = "cardtable_client"
-# no post hooks: the generator would run ruff on its output, which this test does not need
-GENERATOR_CONFIG = "post_hooks: []\n"
 MAX_REQUESTS = 3000  # a game that has not ended after this many of our reads and moves does not end
 LONG_POLL_SECONDS = 10.0
 IDLE_POLLS = 3  # long-polls in a row without an event: the bots have stopped
@@ -53,20 +51,6 @@ SETUPS = [
 ]
 
 
-def generate_client(folder: Path) -> str:
-    """Run openapi-python-client on the committed openapi.yaml; returns what it printed. Any warning fails."""
-    config = folder / "generator.yaml"
-    config.write_text(GENERATOR_CONFIG)
-    command = [str(BIN / "openapi-python-client"), "generate", "--path", str(ROOT / "openapi.yaml")]
-    command += ["--output-path", str(folder / PACKAGE), "--meta", "none", "--config", str(config)]
-    command += ["--fail-on-warning"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    printed = done.stdout + done.stderr
-    assert done.returncode == 0, f"the generator failed on openapi.yaml:\n{printed}"
-    assert "warning" not in printed.lower(), f"the generator could not read all of openapi.yaml:\n{printed}"
-    return printed
-
-
 @dataclasses.dataclass(frozen=True)
 class Generated:
     """The generated package: its models and its API modules, by name."""
@@ -83,7 +67,7 @@ class Generated:
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Generated]:
     """The client generated from openapi.yaml, imported from a temporary folder."""
     folder = tmp_path_factory.mktemp("generated-client")
-    generate_client(folder)
+    generate_client(folder, PACKAGE)
     sys.path.insert(0, str(folder))
     try:
         yield Generated(importlib.import_module(PACKAGE), importlib.import_module(f"{PACKAGE}.models"))

@@ -49,6 +49,14 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
+def export_finished(url: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """The archive CLI's export of every game finished before tomorrow into `folder`."""
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
+    return run(
+        "-m", "service.archive", "--redis-url", url, "export", "--finished-before", tomorrow, "--to", str(folder)
+    )
+
+
 def game_keys(client: redis.Redis, game_id: str) -> set[str]:
     return {key.rsplit(":", 1)[1] for key in client.keys(f"game:{{{game_id}}}:*")}
 
@@ -107,18 +115,7 @@ def test_export_then_import_round_trips_every_endpoint(lifecycle_redis_url: str,
     before = {created["id"]: answers(client, created) for created in games}
 
     folder = tmp_path / "archive"
-    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
-    exported = run(
-        "-m",
-        "service.archive",
-        "--redis-url",
-        lifecycle_redis_url,
-        "export",
-        "--finished-before",
-        tomorrow,
-        "--to",
-        str(folder),
-    )
+    exported = export_finished(lifecycle_redis_url, folder)
     assert exported.returncode == 0, exported.stdout + exported.stderr
     for created in games:
         game_id = created["id"]
@@ -149,18 +146,7 @@ def test_export_keeps_a_game_whose_record_does_not_verify(lifecycle_redis_url: s
     play_to_end(client, app, dispatcher, created)
     game_id = created["id"]
     raw.xdel(f"game:{{{game_id}}}:events", "4-0")  # damaged in Redis
-    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
-    exported = run(
-        "-m",
-        "service.archive",
-        "--redis-url",
-        lifecycle_redis_url,
-        "export",
-        "--finished-before",
-        tomorrow,
-        "--to",
-        str(tmp_path),
-    )
+    exported = export_finished(lifecycle_redis_url, tmp_path)
     assert exported.returncode == 1 and f"{game_id}: kept" in exported.stdout, exported.stdout + exported.stderr
     assert "events" in game_keys(raw, game_id) and not (tmp_path / f"{game_id}.json.gz").exists()
 
