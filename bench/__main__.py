@@ -18,10 +18,10 @@ from rich.console import Console
 
 from bench import actions, bots, experts, fold, length, memory, openloop, report
 from bench.procs import ROOT, processes
-from service.commands import GameService
-from service.dispatch import RQDispatcher
-from service.history import GameHistory
-from service.store import EventStore
+from service.play.game_history import GameHistory
+from service.play.game_service import GameService
+from service.play.job_queue import RQDispatcher
+from service.storage.event_store import EventStore
 
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"

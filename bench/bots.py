@@ -23,9 +23,9 @@ from rq.serializers import JSONSerializer
 from bench.procs import Processes, wait_until
 from bench.report import Figure, Target
 from domain.chain import record_actor
-from service.commands import GameService
-from service.dispatch import BOT_QUEUE
-from service.store import EventStore
+from service.play.game_service import GameService
+from service.play.job_queue import BOT_QUEUE
+from service.storage.event_store import EventStore
 
 WORKERS = 2
 NOOP_JOBS = 600

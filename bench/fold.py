@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.bots import BotGame
 from bench.report import Figure, Target
-from service.commands import GameService
+from service.play.game_service import GameService
 
 REPEATS = 15
 TARGET = Target(">=", 0.5)

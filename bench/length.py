@@ -29,7 +29,7 @@ from bench.procs import Server, cpu_seconds
 from bench.report import Figure, Target
 from domain import engine
 from domain.chain import chain_records
-from service.commands import GameService, utc_now
+from service.play.game_service import GameService, utc_now
 
 LENGTHS = (10, 1000, 5000)
 APPEND_BATCH = 500

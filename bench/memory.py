@@ -3,7 +3,7 @@ compaction.
 
 `redis_bytes_per_game_<game>`: the game as it ends (its stream, meta, idempotency answers, disputes)
 against its floor, the record's size. `redis_bytes_per_finished_game_<game>`: the same games once packed
-(service/store.py `compact`) against the first figure; target ≤ 15% of it.
+(service/storage/event_store.py `compact`) against the first figure; target ≤ 15% of it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import redis
 
 from bench.bots import BotGame
 from bench.report import Figure, Target
-from service.history import GameHistory
+from service.play.game_history import GameHistory
 
 KEY_SUFFIXES = ("events", "meta", "idem", "disputes", "packed")
 PACKED_TARGET = Target("<=", 0.15)

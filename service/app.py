@@ -12,15 +12,24 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
-from service import apidocs, catalog, contract, games_api, health, history_api, live, logs, metrics, ratelimit, web
-from service.commands import GameService
-from service.connections import DEFAULT_REDIS_URL, redis_clients
-from service.dispatch import BotDispatcher, RQDispatcher
-from service.history import DISPUTES_PER_SEAT, GameHistory
-from service.http import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
-from service.problems import ApiError, store_unavailable
-from service.store import EventStore, StoreUnavailable
-from service.watch import Watchers
+from service.api import catalog_routes as catalog
+from service.api import game_routes as games_api
+from service.api import health_routes as health
+from service.api import history_routes as history_api
+from service.api import rate_limits as ratelimit
+from service.api import spec_plugin as contract
+from service.api import spec_routes as apidocs
+from service.api import stream_routes as live
+from service.api import web_page as web
+from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
+from service.api.followers import Watchers
+from service.api.problems import ApiError, store_unavailable
+from service.ops import logs, metrics
+from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
+from service.play.game_service import GameService
+from service.play.job_queue import BotDispatcher, RQDispatcher
+from service.storage.event_store import EventStore, StoreUnavailable
+from service.storage.redis_clients import DEFAULT_REDIS_URL, redis_clients
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -59,7 +68,7 @@ def create_app(
     dispatcher: BotDispatcher | None = None,
 ) -> flask.Flask:
     """Build the app; without a client it connects to REDIS_URL (default localhost:6379) and
-    QUEUE_REDIS_URL (see service/connections.py)."""
+    QUEUE_REDIS_URL (see service/storage/redis_clients.py)."""
     app = flask.Flask(__name__)
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.apidocs import as_yaml, spec_of
+from service.api.spec_routes import as_yaml, spec_of
 from service.app import create_app
-from service.dispatch import NoDispatcher
+from service.play.job_queue import NoDispatcher
 
 
 def spec_dict() -> dict[str, Any]:

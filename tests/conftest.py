@@ -11,9 +11,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.app import create_app
-from service.commands import GameService
-from service.dispatch import BOT_QUEUE
-from service.timeouts import play_turn_timeout
+from service.play.game_service import GameService
+from service.play.job_queue import BOT_QUEUE
+from service.play.turn_timeouts import play_turn_timeout
 
 
 class RecordingDispatcher:

@@ -36,11 +36,11 @@ from rq import Queue, SimpleWorker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service import logs
-from service.bot_turns import ThinkCapError
-from service.connections import RedisSettingsError
-from service.dispatch import BOT_QUEUES
-from service.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
+from service.ops import logs
+from service.play.due_turns import ThinkCapError
+from service.play.job_queue import BOT_QUEUES
+from service.storage.redis_clients import RedisSettingsError
+from service.upkeep.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
 from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, waiting_for
 

@@ -7,10 +7,10 @@ import os
 
 import redis
 
-from service.commands import GameService
-from service.connections import DEFAULT_REDIS_URL, StoreClient, queue_url_for, redis_clients
-from service.dispatch import RQDispatcher
-from service.store import EventStore
+from service.play.game_service import GameService
+from service.play.job_queue import RQDispatcher
+from service.storage.event_store import EventStore
+from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, queue_url_for, redis_clients
 
 
 def redis_url() -> str:

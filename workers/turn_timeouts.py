@@ -1,10 +1,10 @@
-"""RQ job: a turn timeout, scheduled with RQ's scheduler when a human is to act (service/timeouts.py)."""
+"""RQ job: a turn timeout, scheduled with RQ's scheduler when a human is to act (service/play/turn_timeouts.py)."""
 
 from __future__ import annotations
 
 import logging
 
-from service.timeouts import play_turn_timeout as play
+from service.play.turn_timeouts import play_turn_timeout as play
 from workers.context import game_service
 
 log = logging.getLogger(__name__)

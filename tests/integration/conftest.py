@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from domain.verify import verify
-from service.connections import StoreClient, connect
+from service.storage.redis_clients import StoreClient, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -19,9 +19,9 @@ from rq.serializers import JSONSerializer
 from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
-from service.commands import CALL_GRACE_SECONDS, GameService
-from service.dispatch import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
-from service.store import EventStore, StoreUnavailable
+from service.play.game_service import CALL_GRACE_SECONDS, GameService
+from service.play.job_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
+from service.storage.event_store import EventStore, StoreUnavailable
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
 from workers.reconcile import ALIVE_PREFIX, Reconciler, waiting_for
@@ -286,8 +286,10 @@ def test_a_chain_stops_at_its_time_bound_after_one_turn(service: GameService, qu
 
 
 def test_chained_and_unchained_bots_play_the_same_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("service.commands.secrets.token_urlsafe", lambda size: "same-game-id")
-    monkeypatch.setattr("service.commands.new_nonce", lambda: "0" * 64)  # the bots' streams are keyed by the secrets
+    monkeypatch.setattr("service.play.game_service.secrets.token_urlsafe", lambda size: "same-game-id")
+    monkeypatch.setattr(
+        "service.play.game_service.new_nonce", lambda: "0" * 64
+    )  # the bots' streams are keyed by the secrets
     records = []
     for chain in (1, 50):
         one = make_service(fakeredis.FakeServer())

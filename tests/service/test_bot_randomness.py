@@ -12,8 +12,9 @@ import pytest
 
 from domain import engine
 from domain.shuffle import SeededStream, shuffle
-from service import bot_turns, commands
 from service.app import create_app
+from service.play import due_turns as bot_turns
+from service.play import game_service as commands
 from tests.conftest import RecordingDispatcher
 
 GAME_ID = "sameGameId12"

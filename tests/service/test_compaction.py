@@ -1,5 +1,5 @@
-"""Compaction (service/store.py `compact`, service/lifecycle.py): a finished game is packed into one
-compressed value after the grace period, and every read endpoint answers exactly as before; a crash in
+"""Compaction (service/storage/event_store.py `compact`, service/upkeep/lifecycle.py): a finished game is packed
+into one compressed value after the grace period, and every read endpoint answers exactly as before; a crash in
 the middle of packing loses nothing."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.app import create_app
-from service.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
-from service.lifecycle import Lifecycle, LifecycleSettings
-from service.packing import unpack
-from service.store import CompactionError, EventStore
+from service.storage.event_store import CompactionError, EventStore
+from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
+from service.storage.packed_games import unpack
+from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
 from tests.conftest import RecordingDispatcher, auth
 from tests.service.helpers import assert_problem
 from tests.service.lifecycle_helpers import GAME_IDS, answers, create, play_to_end

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.app import create_app
-from service.connections import RedisSettingsError, is_cluster_url, queue_url_for
+from service.storage.redis_clients import RedisSettingsError, is_cluster_url, queue_url_for
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
 from domain import engine
+from service.api.action_event_schemas import camel
 from service.app import HTTP_CODES
-from service.typed_schemas import camel
 from tests.generated_client import generate_client
 
 ROOT = Path(__file__).resolve().parents[2]

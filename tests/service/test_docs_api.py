@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from service import live
+from service.api import stream_routes as live
 from tests.conftest import auth
 from tests.service.sse import SseReader, events_of
 
@@ -52,5 +52,5 @@ def test_the_documented_ticket_answer_and_endpoints_exist(client: FlaskClient) -
 
 def test_the_browser_example_names_only_real_event_types() -> None:
     names = re.findall(r"'([A-Z][A-Za-z0-9]+)'", DOC.split("```js", 1)[1].split("```", 1)[0])
-    js = (Path(__file__).resolve().parents[2] / "service" / "web" / "static" / "live.js").read_text()
+    js = (Path(__file__).resolve().parents[2] / "service" / "api" / "web_page" / "static" / "live.js").read_text()
     assert names and all(f"'{name}'" in js for name in names)

@@ -16,12 +16,12 @@ from rq.serializers import JSONSerializer
 
 from domain.bots.expert import Budget
 from domain.shuffle import SeededStream
-from service import bot_turns
 from service.app import create_app
-from service.bot_turns import ThinkCapError, think_ms_max_from_env
-from service.commands import GameService
-from service.dispatch import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
-from service.store import EventStore
+from service.play import due_turns as bot_turns
+from service.play.due_turns import ThinkCapError, think_ms_max_from_env
+from service.play.game_service import GameService
+from service.play.job_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
+from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher
 from workers.__main__ import queue_names
 from workers.reconcile import Reconciler, waiting_for

@@ -1,4 +1,4 @@
-"""A retry that races its own first request still gets the first answer (service/commands.py)."""
+"""A retry that races its own first request still gets the first answer (service/play/game_service.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import flask
 import pytest
 from flask.testing import FlaskClient
 
-from service.commands import GameService
+from service.play.game_service import GameService
 from tests.conftest import auth
 
 

@@ -1,4 +1,4 @@
-"""GET /metrics (Prometheus text, service/metrics.py) and request ids (service/logs.py), in one process."""
+"""GET /metrics (Prometheus text, service/ops/metrics.py) and request ids (service/ops/logs.py), in one process."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from service import logs, metrics
 from service.app import create_app
-from service.commands import GameService
-from service.dispatch import RQDispatcher
-from service.store import EventStore
+from service.ops import logs, metrics
+from service.play.game_service import GameService
+from service.play.job_queue import RQDispatcher
+from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher, create_golf
 from tests.service.sse import SseReader
 from tests.service.test_api_errors import FlakyStore

@@ -1,4 +1,4 @@
-"""The packed form of a finished game (service/packing.py): exactly the meta and entries that went in."""
+"""The packed form of a finished game (service/storage/packed_games.py): exactly the meta and entries that went in."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 from domain.chain import event_hash
-from service.packing import PackError, pack, unpack
+from service.storage.packed_games import PackError, pack, unpack
 
 META = {"game": "golf", "seed": "s", "tokens": "[null]"}
 

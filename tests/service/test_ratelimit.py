@@ -1,4 +1,4 @@
-"""Game creation is limited per client and window (service/ratelimit.py), on fakeredis."""
+"""Game creation is limited per client and window (service/api/rate_limits.py), on fakeredis."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import redis
 import yaml
 from flask.testing import FlaskClient
 
+from service.api.rate_limits import DEFAULT_GAMES_PER_MINUTE, DEFAULT_READ_BURST, DEFAULT_READS_PER_SECOND, RateLimiter
 from service.app import create_app
 from service.openapi import spec_yaml
-from service.ratelimit import DEFAULT_GAMES_PER_MINUTE, DEFAULT_READ_BURST, DEFAULT_READS_PER_SECOND, RateLimiter
 from tests.conftest import RecordingDispatcher
 
 GOLF = {"game": "golf", "seats": [{"kind": "human"}, {"kind": "bot"}]}

@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain import engine
-from service import commands
+from service.play import game_service as commands
 from tests.conftest import auth
 from tests.service.helpers import assert_problem, redis_dump, stream_entries
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from domain import engine
 from domain.switch import card_order as switch_card_order
-from service import live
+from service.api import stream_routes as live
 from tests.conftest import RecordingDispatcher, auth
 from tests.service.sse import SseReader
 

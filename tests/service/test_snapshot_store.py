@@ -1,4 +1,4 @@
-"""Snapshots kept in the store (service/snapshot_codec.py, service/snapshots.py): a process that has not
+"""Snapshots kept in the store (service/storage/snapshot_codec.py, service/storage/snapshots.py): a process that has not
 folded a game yet starts from the stored snapshot, gets exactly the states a fold from scratch gives,
 and never builds anything but a game state of domain/ from what Redis holds."""
 
@@ -11,10 +11,10 @@ import fakeredis
 import pytest
 
 from domain import engine
-from service.commands import GameService
-from service.snapshot_codec import SnapshotDecodeError, decode, encode
-from service.snapshots import SnapshotCache
-from service.store import EventStore
+from service.play.game_service import GameService
+from service.storage.event_store import EventStore
+from service.storage.snapshot_codec import SnapshotDecodeError, decode, encode
+from service.storage.snapshots import SnapshotCache
 from tests.conftest import RecordingDispatcher
 from tests.service.test_snapshots import GAME_IDS, FoldCounter, same, scratch_states
 from tests.unit.test_verify import bot_level, small_options

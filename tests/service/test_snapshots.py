@@ -1,4 +1,4 @@
-"""Replay from snapshots (service/snapshots.py): every state a snapshot gives is the state a fold
+"""Replay from snapshots (service/storage/snapshots.py): every state a snapshot gives is the state a fold
 from scratch gives, at every step of games of all four types, and a step folds at most the events
 since its snapshot."""
 
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from domain import engine
 from domain.chain import record_actor
-from service.commands import GameService
-from service.snapshots import SnapshotCache
-from service.store import EventStore
+from service.play.game_service import GameService
+from service.storage.event_store import EventStore
+from service.storage.snapshots import SnapshotCache
 from tests.conftest import RecordingDispatcher
 from tests.unit.test_verify import bot_level, small_options
 

@@ -1,4 +1,4 @@
-"""service/store.py directly on fakeredis: compare-and-append, ids, keys, secrets at rest."""
+"""service/storage/event_store.py directly on fakeredis: compare-and-append, ids, keys, secrets at rest."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import fakeredis
 import pytest
 from flask.testing import FlaskClient
 
-from service.store import EventStore, GameExists, StoreUnavailable
-from service.watch import Watchers
+from service.api.followers import Watchers
+from service.storage.event_store import EventStore, GameExists, StoreUnavailable
 from tests.conftest import auth, create_golf
 from tests.service.helpers import redis_dump
 
@@ -175,7 +175,7 @@ def test_service_keys_are_hash_tagged_per_game(client: FlaskClient, fake_redis: 
     )
     assert response.status_code == 200
     game_id = re.escape(created["id"])
-    assert set(fake_redis.keys("games:*")) == {"games:active"}  # the lifecycle's index (service/game_index.py)
+    assert set(fake_redis.keys("games:*")) == {"games:active"}  # the lifecycle's index (service/storage/game_index.py)
     keys = fake_redis.keys("game:*")
     assert {key.rsplit(":", 1)[1] for key in keys} == {"events", "meta", "idem"}
     for key in keys:

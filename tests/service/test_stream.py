@@ -12,7 +12,7 @@ import flask
 import pytest
 from flask.testing import FlaskClient
 
-from service import live
+from service.api import stream_routes as live
 from service.app import create_app
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, redis_dump

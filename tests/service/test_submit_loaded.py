@@ -7,9 +7,9 @@ from __future__ import annotations
 import fakeredis
 import pytest
 
-from service.commands import GameService
-from service.problems import ApiError
-from service.store import EventStore
+from service.api.problems import ApiError
+from service.play.game_service import GameService
+from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
 

@@ -22,11 +22,11 @@ from marshmallow import Schema
 from domain import engine
 from domain.bots import policy_for
 from domain.shuffle import SeededStream
-from service.commands import GameService
-from service.games_api import ActionResultSchema, GameViewSchema
-from service.history import GameHistory
-from service.history_api import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema
-from service.typed_schemas import camel
+from service.api.action_event_schemas import camel
+from service.api.game_routes import ActionResultSchema, GameViewSchema
+from service.api.history_routes import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema
+from service.play.game_history import GameHistory
+from service.play.game_service import GameService
 from tests.conftest import RecordingDispatcher
 
 OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"

@@ -1,4 +1,4 @@
-"""The typed game-specific parts of a view (service/view_schemas) against real games.
+"""The typed game-specific parts of a view (service/api/view_schemas) against real games.
 
 Bots play whole games (every seat count, the options that change what the table shows, abandoned
 games too), and every version of each game is folded again as a replay does. At every version,
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from domain import engine, switch
 from domain.bots import LEVELS
-from service.view_schemas import VIEW_SCHEMAS
+from service.api.view_schemas import VIEW_SCHEMAS
 from tests.service.view_parts import PARTS, FieldUse, Validators, dumped_unchanged, parts, play, schema_of, versions
 
 SEEDS = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=12)

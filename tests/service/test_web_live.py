@@ -1,4 +1,4 @@
-"""The page's live-stream module (service/web/static/live.js): served, and it listens to every event type."""
+"""The page's live-stream module (service/api/web_page/static/live.js): served, and it listens to every event type."""
 
 from __future__ import annotations
 

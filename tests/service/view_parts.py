@@ -17,7 +17,7 @@ from domain import engine
 from domain.bots import choose_action
 from domain.events import Event
 from domain.shuffle import SeededStream
-from service.view_schemas import VIEW_SCHEMAS, ViewSchemas
+from service.api.view_schemas import VIEW_SCHEMAS, ViewSchemas
 
 MAX_ACTIONS = 20_000
 PARTS = ("table", "you", "result", "full_table")
@@ -200,5 +200,5 @@ class FieldUse:
 
 
 def _is_view_schema(schema: ma.Schema) -> bool:
-    """A schema of service/view_schemas (the `legal` actions belong to the action schemas)."""
-    return type(schema).__module__.startswith("service.view_schemas")
+    """A schema of service/api/view_schemas (the `legal` actions belong to the action schemas)."""
+    return type(schema).__module__.startswith("service.api.view_schemas")

@@ -1,4 +1,4 @@
-"""The page's move composer (service/web/static/composer.js) against the rules' own legal actions.
+"""The page's move composer (service/api/web_page/static/composer.js) against the rules' own legal actions.
 
 Random positions of all four games are played with the domain engine; each seat's `you.legal` is
 dumped to JSON and the composer is run on it under Node (tests/web/composer_check.mjs): every legal
@@ -17,7 +17,7 @@ from typing import Any
 from domain import engine
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPOSER = ROOT / "service" / "web" / "static" / "composer.js"
+COMPOSER = ROOT / "service" / "api" / "web_page" / "static" / "composer.js"
 CHECK = ROOT / "tests" / "web" / "composer_check.mjs"
 POSITIONS_PER_GAME = 600
 TABLES: dict[str, list[tuple[int, dict[str, Any]]]] = {

@@ -1,4 +1,4 @@
-// Checks the move composer (service/web/static/composer.js) on positions dumped by
+// Checks the move composer (service/api/web_page/static/composer.js) on positions dumped by
 // tests/unit/test_web_composer.py: every legal action can be built by picks, and no sequence of
 // picks builds anything but a legal action. Usage: node composer_check.mjs composer.mjs positions.json
 import { readFileSync } from 'node:fs';

@@ -1,0 +1,173 @@
+"""Shared HTTP plumbing: the problem schema, a 400-raising argument parser, the blueprint class."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import flask
+import flask_smorest
+import marshmallow as ma
+from webargs.flaskparser import FlaskParser
+
+from service.api.followers import Watchers
+from service.api.problems import ApiError
+from service.play.game_service import GameService
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ProblemSchema(ma.Schema):
+    """application/problem+json (RFC 9457) with a stable `code` and, for rules, `rule`."""
+
+    type = ma.fields.String(required=True)
+    title = ma.fields.String(required=True)
+    status = ma.fields.Integer(required=True)
+    code = ma.fields.String(
+        required=True,
+        metadata={
+            "description": "stable snake_case error code; docs/api.md (Error codes) lists every code with its "
+            "status and meaning: a 422 with `rule` is a refusal by the rules",
+            "pattern": "^[a-z][a-z0-9_]*$",
+        },
+    )
+    detail = ma.fields.String(required=True)
+    rule = ma.fields.String(metadata={"description": "the rule id that refused the action"})
+
+
+class ProblemParser(FlaskParser):
+    """Request validation errors are 400 problems, not webargs' default 422."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        try:
+            return super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise  # webargs answers these itself: 400 "Invalid JSON body."
+        except ValueError as error:  # json's other refusal: an integer of more than 4300 digits
+            raise ApiError(400, "invalid_request", "Invalid JSON body: a number has too many digits.") from error
+
+    def handle_error(
+        self,
+        error: ma.ValidationError,
+        req: flask.Request,
+        schema: ma.Schema,
+        *,
+        error_status_code: int | None,
+        error_headers: Any,
+    ) -> NoReturn:
+        messages = error.messages
+        if isinstance(messages, dict) and len(messages) == 1:
+            messages = next(iter(messages.values()))  # drop the location ("json", "query")
+        raise ApiError(400, "invalid_request", describe_validation(messages))
+
+
+def describe_validation(messages: Any, prefix: str = "") -> str:
+    """Flatten marshmallow's nested messages into one readable line."""
+    if isinstance(messages, dict):
+        parts = []
+        for key, value in messages.items():
+            name = "body" if key == "_schema" else f"{prefix}{key}"
+            parts.append(
+                describe_validation(value, f"{name}.") if isinstance(value, dict) else f"{name}: {_join(value)}"
+            )
+        return "; ".join(parts)
+    return _join(messages)
+
+
+def _join(value: Any) -> str:
+    return " ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class PlainQuery:
+    """A query parameter written plainly (`PLAIN`, ASCII only), converted by the field it is mixed into."""
+
+    PLAIN: re.Pattern[str]
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, str) or not self.PLAIN.fullmatch(value):
+            raise self.make_error("invalid")  # type: ignore[attr-defined]
+        return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[misc]
+
+
+class QueryInteger(PlainQuery, ma.fields.Integer):
+    """A query parameter that is an integer written plainly: ASCII digits and nothing else.
+
+    marshmallow's Integer goes through Python's `int()`, which also takes `+1`, ` 1`, `1_000`,
+    `١` (an Arabic-Indic one) and, not strict, `1.0`; every query integer of the API is this field.
+    """
+
+    PLAIN = re.compile(r"[0-9]{1,18}", re.ASCII)
+    default_error_messages = {"invalid": "Not a plain integer (ASCII digits only)."}  # noqa: RUF012
+
+
+class QueryNumber(PlainQuery, ma.fields.Float):
+    """A query parameter that is a plain decimal number: ASCII digits with an optional fraction."""
+
+    PLAIN = re.compile(r"[0-9]{1,18}(\.[0-9]{1,9})?", re.ASCII)
+    default_error_messages = {"invalid": "Not a plain number (ASCII digits and an optional fraction)."}  # noqa: RUF012
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    """flask-smorest blueprint whose argument errors are problems."""
+
+    ARGUMENTS_PARSER = ProblemParser()
+
+    def problems(self, **by_status: str) -> Callable[[F], F]:
+        """Document problem responses, e.g. `problems(s404="no such game")`."""
+
+        def decorate(view: F) -> F:
+            for key, description in by_status.items():
+                view = self.alt_response(
+                    int(key.removeprefix("s")), schema=ProblemSchema, description=description, content_type=PROBLEM_JSON
+                )(view)
+            return view
+
+        return decorate
+
+
+def games() -> GameService:
+    """The app's GameService."""
+    service: GameService = flask.current_app.extensions["games"]
+    return service
+
+
+def watchers() -> Watchers:
+    """The app's Watchers: one reader per followed game, shared by its streams and long-polls."""
+    found: Watchers = flask.current_app.extensions["watchers"]
+    return found
+
+
+def bearer_token() -> str | None:
+    """The token of `Authorization: Bearer <token>`, if any; 401 for another scheme."""
+    header = flask.request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "unauthorized", "use 'Authorization: Bearer <token>'")
+    return token.strip()
+
+
+def required_bearer_token(what: str) -> str:
+    """The seat token that `what` (e.g. "an action") needs; 401 without one."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(401, "unauthorized", f"{what} needs 'Authorization: Bearer <seat token>'")
+    return token
+
+
+def problem_response(error: ApiError) -> flask.Response:
+    """Render an ApiError as application/problem+json."""
+    response = flask.jsonify(error.body())
+    response.status_code = error.status
+    response.mimetype = "application/problem+json"
+    for name, value in error.headers.items():
+        response.headers[name] = value
+    return response

@@ -1,0 +1,191 @@
+"""Per-client limits in Redis: game creations per minute (a fixed window), reads (a token bucket).
+
+Settings (app config, else the environment; each off under TESTING unless a test sets it):
+  GAMES_PER_MINUTE    games one client may create per window (default 30; 0 turns the limit off)
+  READS_PER_SECOND    GET requests under /v1/ one client may make a second, sustained (default 20;
+                      0 turns the limit off) ...
+  READ_BURST          ... and at once after a quiet spell: the bucket's size (default 200)
+  TRUSTED_PROXY_HOPS  how many proxies in front of the API append to X-Forwarded-For (default 0:
+                      the header is ignored and the client is the socket's remote address; with 1,
+                      the last address in the header, the one the trusted proxy saw)
+
+Games: one key per client, `ratelimit:games:{<client>}`: the first creation of a window INCRs it and sets
+its expiry to the window; every later one INCRs it; both in one Lua script, so the counter and its
+expiry can never part. The window runs on Redis's clock, so API processes need not agree on time.
+Reads: one hash per client, `ratelimit:reads:{<client>}`, holding the tokens left and when they were
+counted; a script refills them at READS_PER_SECOND up to READ_BURST on Redis's clock, takes one per
+read, and lets the key expire once the bucket would be full again.
+Over a limit: 429 problem+json `rate_limited` with `Retry-After` (seconds until the window ends, or
+until the bucket holds a token again).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import flask
+
+from service.api.problems import ApiError
+from service.storage.event_store import store_call
+from service.storage.redis_clients import StoreClient
+
+DEFAULT_GAMES_PER_MINUTE = 30
+DEFAULT_READS_PER_SECOND = 20
+DEFAULT_READ_BURST = 200
+WINDOW_SECONDS = 60
+EXTENSION = "ratelimit"
+READS_EXTENSION = "ratelimit_reads"
+READ_PATHS = "/v1/"
+READS_LIMITED = "too many reads from this client (`rate_limited`); `Retry-After` says when to retry"
+
+# KEYS: bucket hash. ARGV: tokens a second, bucket size.
+# Returns {1 if a token was taken else 0, ms until the bucket holds one token again}.
+_TAKE = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local rate, size = tonumber(ARGV[1]), tonumber(ARGV[2])
+local saved = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(saved[1]), tonumber(saved[2])
+if tokens == nil or at == nil then tokens, at = size, now end
+tokens = math.min(size, tokens + math.max(0, now - at) * rate / 1000)
+local taken, wait = 0, 0
+if tokens >= 1 then
+  tokens, taken = tokens - 1, 1
+else
+  wait = math.ceil((1 - tokens) * 1000 / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((size - tokens) * 1000 / rate) + 1000)
+return {taken, wait}
+"""
+
+# KEYS: counter. ARGV: window in ms. Returns {count after this request, ms left in the window}.
+_HIT = """
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+"""
+
+
+class RateLimiter:
+    """A fixed-window counter per client: at most `limit` hits per `window_seconds`."""
+
+    def __init__(self, client: StoreClient, limit: int, window_seconds: int = WINDOW_SECONDS, name: str = "games"):
+        self.limit = limit
+        self.window_seconds = window_seconds
+        self.name = name
+        self._hit = client.register_script(_HIT)
+
+    @property
+    def enabled(self) -> bool:
+        return self.limit > 0
+
+    def key(self, client_id: str) -> str:
+        return f"ratelimit:{self.name}:{{{client_id}}}"
+
+    def hit(self, client_id: str) -> None:
+        """Count one request of `client_id`; 429 `rate_limited` when it is over the limit."""
+        if not self.enabled:
+            return
+        count, ttl_ms = store_call(self._hit, keys=[self.key(client_id)], args=[self.window_seconds * 1000])
+        if int(count) > self.limit:
+            retry_after = max(1, math.ceil(int(ttl_ms) / 1000))
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"at most {self.limit} new games per client every {self.window_seconds} s; "
+                f"try again in {retry_after} s",
+                headers={"Retry-After": str(retry_after)},
+            )
+
+
+class TokenBucket:
+    """A token bucket per client: `rate` tokens a second, at most `size` saved; a request takes one."""
+
+    def __init__(self, client: StoreClient, rate: int, size: int, name: str = "reads") -> None:
+        self.rate = rate
+        self.size = max(1, size)
+        self.name = name
+        self._take = client.register_script(_TAKE)
+
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+    def key(self, client_id: str) -> str:
+        return f"ratelimit:{self.name}:{{{client_id}}}"
+
+    def take(self, client_id: str) -> None:
+        """Take a token of `client_id`; 429 `rate_limited` with `Retry-After` when none is left."""
+        if not self.enabled:
+            return
+        taken, wait_ms = store_call(self._take, keys=[self.key(client_id)], args=[self.rate, self.size])
+        if not int(taken):
+            retry_after = max(1, math.ceil(int(wait_ms) / 1000))
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"at most {self.rate} reads a second per client (bursts of {self.size}); try again in {retry_after} s",
+                headers={"Retry-After": str(retry_after)},
+            )
+
+
+def client_address(request: flask.Request, trusted_hops: int) -> str:
+    """The client's address: the socket's peer, or with trusted proxies the address the outermost
+    trusted proxy saw (counted from the right of X-Forwarded-For, which a client cannot forge)."""
+    remote = request.remote_addr or "unknown"
+    if trusted_hops <= 0:
+        return remote
+    header = request.headers.get("X-Forwarded-For", "")
+    hops = [part.strip() for part in header.split(",") if part.strip()]
+    if len(hops) < trusted_hops:
+        return remote
+    return hops[-trusted_hops][:100]
+
+
+def _setting(app: flask.Flask, name: str, default: int) -> int:
+    if name in app.config:
+        return int(app.config[name])
+    if app.config.get("TESTING"):
+        return 0  # tests create many games; a test that checks the limit sets it
+    return int(os.environ.get(name, default))
+
+
+def init_app(app: flask.Flask, client: StoreClient) -> RateLimiter:
+    """Read the settings and attach the game-creation limiter to the app."""
+    app.config["GAMES_PER_MINUTE"] = _setting(app, "GAMES_PER_MINUTE", DEFAULT_GAMES_PER_MINUTE)
+    app.config["TRUSTED_PROXY_HOPS"] = _setting(app, "TRUSTED_PROXY_HOPS", 0)
+    app.config["READS_PER_SECOND"] = _setting(app, "READS_PER_SECOND", DEFAULT_READS_PER_SECOND)
+    app.config["READ_BURST"] = _setting(app, "READ_BURST", DEFAULT_READ_BURST) or DEFAULT_READ_BURST
+    limiter = RateLimiter(client, app.config["GAMES_PER_MINUTE"])
+    app.extensions[EXTENSION] = limiter
+    app.extensions[READS_EXTENSION] = TokenBucket(client, app.config["READS_PER_SECOND"], app.config["READ_BURST"])
+    app.before_request(limit_reads)
+    return limiter
+
+
+def limit_reads() -> None:
+    """Take a read token of the current client for a GET under /v1/ (no-op when the limit is off)."""
+    request = flask.request
+    if request.method not in ("GET", "HEAD") or not request.path.startswith(READ_PATHS):
+        return
+    app: Any = flask.current_app
+    bucket: TokenBucket | None = app.extensions.get(READS_EXTENSION)
+    if bucket is None or not bucket.enabled:
+        return
+    bucket.take(client_address(request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))
+
+
+def limit_game_creation() -> None:
+    """Count a game creation by the current client (no-op when the limit is off)."""
+    app: Any = flask.current_app
+    limiter: RateLimiter | None = app.extensions.get(EXTENSION)
+    if limiter is None or not limiter.enabled:
+        return
+    limiter.hit(client_address(flask.request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))

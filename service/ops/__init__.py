@@ -1,0 +1,1 @@
+"""Operations: metrics, structured logs and the server's settings."""

@@ -1,0 +1,111 @@
+"""Structured logs: one JSON object a line, with the request id of the request being served.
+
+Every request gets an id: the client's `X-Request-Id` when it is sane (1 to 128 letters, digits and
+`._:-`), else a new one. It is echoed in the answer's `X-Request-Id`, carried by every log line
+written while the request is served, and by the request's own line on the logger `cardtable.access`
+(method, path without the query, route, status, duration).
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.config
+import re
+import time
+import uuid
+from typing import Any
+
+import flask
+from pythonjsonlogger.json import JsonFormatter
+
+from service.ops import metrics
+
+REQUEST_ID_HEADER = "X-Request-Id"
+SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+ACCESS = logging.getLogger("cardtable.access")
+
+
+class RequestIdFilter(logging.Filter):
+    """Adds `request_id` (null outside a request) and the process kind to every record."""
+
+    def __init__(self, process: str = "api") -> None:
+        super().__init__()
+        self.process = process
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = flask.g.get("request_id") if flask.has_request_context() else None
+        record.process_kind = self.process
+        return True
+
+
+def json_formatter() -> logging.Formatter:
+    """One JSON object a line: time, level, logger, process kind and pid, request id, message, extras."""
+    return JsonFormatter(
+        "%(asctime)s %(levelname)s %(name)s %(process_kind)s %(process)d %(request_id)s %(message)s",
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger", "process": "pid"},
+    )
+
+
+def logging_config(process: str, level: str = "INFO") -> dict[str, Any]:
+    """A dictConfig: JSON lines on stderr for the root logger, gunicorn's and RQ's."""
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request_id": {"()": RequestIdFilter, "process": process}},
+        "formatters": {"json": {"()": json_formatter}},
+        "handlers": {"console": handler},
+        "root": {"level": level, "handlers": ["console"]},
+        "loggers": {
+            name: {"level": level, "handlers": ["console"], "propagate": False}
+            for name in ("gunicorn.error", "gunicorn.access", "rq")
+        },
+    }
+
+
+def configure(process: str) -> None:
+    """Send this process's logs out as JSON lines (`process`: api, worker)."""
+    logging.config.dictConfig(logging_config(process))
+
+
+def request_id_from(header: str | None) -> str:
+    """The client's request id when it is sane, else a new one."""
+    if header is not None and SANE_REQUEST_ID.fullmatch(header):
+        return header
+    return uuid.uuid4().hex
+
+
+def init_app(app: flask.Flask) -> None:
+    """Give every request an id, echo it, count the request and log it."""
+    app.before_request(_start)
+    app.after_request(_finish)
+
+
+def _start() -> None:
+    flask.g.request_id = request_id_from(flask.request.headers.get(REQUEST_ID_HEADER))
+    flask.g.started = time.perf_counter()
+
+
+def _finish(response: flask.Response) -> flask.Response:
+    request = flask.request
+    request_id = flask.g.get("request_id") or request_id_from(None)
+    response.headers[REQUEST_ID_HEADER] = request_id
+    seconds = time.perf_counter() - flask.g.get("started", time.perf_counter())
+    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    metrics.observe_request(request.method, route, response.status_code, seconds)
+    ACCESS.info(
+        "%s %s %s",
+        request.method,
+        request.path,
+        response.status_code,
+        extra={
+            "request_id": request_id,
+            "method": request.method,
+            "path": request.path,
+            "route": route,
+            "status": response.status_code,
+            "duration_ms": round(seconds * 1000, 2),
+        },
+    )
+    return response

@@ -1,0 +1,237 @@
+"""The read side for review and disputes: replay at any step, the portable record, audits."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+from domain import engine
+from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
+from service.api.problems import ApiError
+from service.play.game_service import GameService, LoadedGame
+
+DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
+DISPUTES_PAGE = 50  # disputes a page by default ...
+DISPUTES_PAGE_MAX = 200  # ... and at most
+
+
+class GameHistory:
+    """Replays, records, audits and disputes of stored games."""
+
+    def __init__(self, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> None:
+        self.games = games
+        self.store = games.store
+        self.disputes_per_seat = disputes_per_seat
+
+    # ------------------------------------------------------------ replay
+
+    def replay(self, game_id: str, at: int | None, token: str | None) -> dict[str, Any]:
+        """The game after event `at`: a seat's view, the spectator's, or (finished) everything.
+
+        Folded from the nearest snapshot at or before `at` (service/storage/snapshots.py)."""
+        loaded = self.games.load(game_id)
+        seat = self.games.seat_for_token(loaded, token) if token else None
+        at = loaded.version if at is None else at
+        if not 1 <= at <= loaded.version:
+            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {loaded.version}, not {at}")
+        return {"at": at, **self._view_at(loaded, at, seat, loaded.snap.finished)}
+
+    def _view_at(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
+        """The game after event `at`; with no seat and a finished game, everything."""
+        snap = self.games.state_at(game, at)
+        if seat is None and finished:
+            return self.games.render(game, snap, None, reveal_all=True)
+        return self.games.render(game, snap, seat)
+
+    # ------------------------------------------------------------ record
+
+    def record(self, game_id: str) -> dict[str, Any]:
+        """The portable record; the seed and stacked decks only once the game has ended."""
+        loaded = self.games.load(game_id)
+        records = self.store.read(game_id)
+        return self._record(loaded, records)
+
+    def _record(self, loaded: LoadedGame, records: list[Any]) -> dict[str, Any]:
+        config = loaded.config
+        out: dict[str, Any] = {
+            **_format(config),
+            "id": loaded.id,
+            "game": config.game,
+            "options": dict(config.options),
+            "seats": [s.public() for s in loaded.seats],
+            "stacked": config.stacked,
+            "seed_commitment": _commitment(records),
+            "seed_source": loaded.seed_source,
+            "status": "finished" if loaded.snap.finished else "active",
+            "version": loaded.version,
+            "turn_seconds": loaded.turn_seconds,
+            "events": records,
+        }
+        if loaded.snap.finished:
+            out["seed"] = config.seed
+            if config.nonce is not None:
+                out["nonce"] = config.nonce
+            out["decks"] = [list(deck) for deck in config.decks]
+        return out
+
+    # ------------------------------------------------------------ audit
+
+    def _header(self, game_id: str) -> LoadedGame:
+        """The game's creation facts (meta) with none of its events applied.
+
+        Audits and disputes must answer for a damaged stream too, where folding the stored
+        events (what `GameService.load` does) can fail.
+        """
+        return self.games.load_header(game_id)
+
+    def audit(self, game_id: str) -> dict[str, Any]:
+        """Every check of the verifier on the stream as stored now, with the server's seed."""
+        header = self._header(game_id)
+        return self._audit(header, [_parse(text) for text in self.store.read_raw(game_id)])
+
+    @staticmethod
+    def _audit(header: LoadedGame, records: list[Any]) -> dict[str, Any]:
+        config = header.config
+        record = {
+            **_format(config),
+            "game": config.game,
+            "options": dict(config.options),
+            "seats": [s.public() for s in header.seats],
+            "stacked": config.stacked,
+            "decks": [list(deck) for deck in config.decks],
+            "seed_commitment": config.commitment,  # the true one, whatever the stream says
+            "events": records,
+        }  # no `version` or `status`: the stream itself is what is checked
+        running = not any(isinstance(r, dict) and r.get("type") == "SeedRevealed" for r in records)
+        return verify(record, seed=config.seed, redact=running, nonce=config.nonce).as_dict()
+
+    # ------------------------------------------------------------ disputes
+
+    def file_dispute(self, game_id: str, token: str, seq: int, reason: str) -> dict[str, Any]:
+        """A seat disputes event `seq`; stored beside the game, never in its stream.
+
+        The audit's verdict and the spectator's views around the event are computed here, once,
+        and stored with the dispute: listing disputes then costs no audit and, for a spectator,
+        no fold. A seat files at most `disputes_per_seat` disputes per game (422 otherwise).
+        """
+        header = self._header(game_id)
+        seat = self.games.seat_for_token(header, token)
+        if self.store.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
+            raise self._too_many()
+        records = [_parse(text) for text in self.store.read_raw(game_id)]
+        if not 1 <= seq <= len(records):
+            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {seq}")
+        verdict = self._audit(header, records)
+        bad = verdict["first_bad_seq"]
+        game, finished = self._game_and_status(header)
+        dispute = {
+            "seat": seat,
+            "seq": seq,
+            "reason": reason,
+            "at": self.games.clock(),
+            "verdict": verdict,
+            "event_ok": bad is None or bad > seq,
+        }
+        views = {"full": finished, **self._views(game, seq, None, finished)}
+        dispute_id = self.store.add_dispute(game_id, seat, self.disputes_per_seat, {**dispute, "views": views})
+        if dispute_id is None:
+            raise self._too_many()
+        return {"id": dispute_id, "number": _number(dispute_id), **dispute}
+
+    def _too_many(self) -> ApiError:
+        return ApiError(
+            422, "too_many_disputes", f"a seat may file at most {self.disputes_per_seat} disputes in a game"
+        )
+
+    def disputes(self, game_id: str, token: str | None, after: int = 0, limit: int = DISPUTES_PAGE) -> dict[str, Any]:
+        """A page of the game's disputes: those numbered after `after`, at most `limit`, each with
+        the verdict stored when it was filed and the caller's views just before and after its event.
+
+        A view that the stored events cannot give (damaged before it, or the event is gone) is
+        `{"error": <problem>}` instead. `next` is the path of the next page, null on the last.
+        """
+        header = self._header(game_id)
+        seat = self.games.seat_for_token(header, token) if token else None
+        page = self.store.disputes(game_id, after, limit + 1)
+        game, finished = self._game_and_status(header) if page else (header, False)
+        audit_now = functools.cache(lambda: self.audit(game_id))  # only for disputes filed without a verdict
+        listed = [
+            self._review(game, dispute_id, dispute, seat, finished, audit_now) for dispute_id, dispute in page[:limit]
+        ]
+        more = len(page) > limit
+        next_page = f"/v1/games/{game_id}/disputes?after={listed[-1]['number']}&limit={limit}" if more else None
+        return {"disputes": listed, "next": next_page}
+
+    def _review(
+        self,
+        game: LoadedGame,
+        dispute_id: str,
+        dispute: dict[str, Any],
+        seat: int | None,
+        finished: bool,
+        audit_now: Callable[[], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """A stored dispute as listed: the stored spectator views where they are the caller's, else
+        views folded from the nearest snapshots (a seat's own view; a game ended since filing)."""
+        stored = dict(dispute)
+        views = stored.pop("views", None)
+        if seat is not None or not isinstance(views, dict) or views.get("full") != finished:
+            views = self._views(game, stored["seq"], seat, finished)
+        if "verdict" not in stored:  # filed before verdicts were stored with disputes: the audit now
+            stored["verdict"] = audit_now()
+            bad = stored["verdict"]["first_bad_seq"]
+            stored["event_ok"] = bad is None or bad > stored["seq"]
+        return {
+            "id": dispute_id,
+            "number": _number(dispute_id),
+            **stored,
+            "before": views["before"],
+            "after": views["after"],
+        }
+
+    def _game_and_status(self, header: LoadedGame) -> tuple[LoadedGame, bool]:
+        """The game as loaded and whether it has ended; a stream that does not replay counts as
+        running (it shows no hidden card) and its views are folded from its header."""
+        try:
+            loaded = self.games.load(header.id)
+        except ApiError:
+            return header, False
+        return loaded, bool(loaded.snap.finished)
+
+    def _views(self, game: LoadedGame, seq: int, seat: int | None, finished: bool) -> dict[str, Any]:
+        before = self._view_or_error(game, seq - 1, seat, finished) if seq > 1 else None
+        return {"before": before, "after": self._view_or_error(game, seq, seat, finished)}
+
+    def _view_or_error(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
+        try:
+            return self._view_at(game, at, seat, finished)
+        except ApiError as error:
+            return {"error": error.body()}
+
+
+def _number(dispute_id: str) -> int:
+    """A dispute's number in its game: the first part of its entry id."""
+    return int(dispute_id.split("-", 1)[0])
+
+
+def _format(config: engine.GameConfig) -> dict[str, Any]:
+    """A record's format, and its rules version where the format states one: a game made before
+    the nonce keeps the format it was made in (no nonce, no rules version: version 1)."""
+    if config.nonce is None:
+        return {"format": FIRST_RECORD_FORMAT}
+    return {"format": RECORD_FORMAT, "rules_version": config.rules_version}
+
+
+def _commitment(records: list[Any]) -> str:
+    if records and isinstance(records[0], dict):
+        return str(records[0].get("data", {}).get("seed_commitment", ""))
+    return ""
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {"unreadable": text[:200]}

@@ -1,0 +1,484 @@
+"""The event store: one Redis stream per game, compare-and-append inside Redis.
+
+Keys of a game share one hash tag, so they live in one Redis Cluster slot:
+  game:{<id>}:events  the stream; entry id `<seq>-0`, field `e` = the record as JSON
+  game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
+  game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
+  game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's; entry id
+                        `<n>-0` for the game's n-th dispute, fields `s` = the seat, `d` = the dispute
+  game:{<id>}:packed  a finished game compacted (service/storage/packed_games.py): its meta and its stream in one
+                      compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
+  game:{<id>}:snapshots  hash: version -> the game folded to that version (service/storage/snapshots.py), for
+                      cold loads and replays in a process that has not folded the game yet
+  game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
+  stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
+                      counted right after the append that starts or ends a game)
+The read methods (meta, read, read_raw, records_after) answer the same for a packed game as before it was packed.
+Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
+store runs on one Redis or on a Redis Cluster alike (service/storage/redis_clients.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import redis
+from redis.client import NEVER_DECODE
+from redis.cluster import RedisCluster
+from redis.exceptions import ClusterError, SlotNotCoveredError
+
+from service.ops import metrics
+from service.storage.packed_games import Entry, Packed, encode_record, pack, unpack
+from service.storage.redis_clients import StoreClient
+
+# KEYS: stream, meta hash, packed. ARGV: number of meta items, meta field/value pairs..., records...
+_CREATE = """
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then
+  return {'exists', '0'}
+end
+local items = tonumber(ARGV[1])
+for i = 2, items, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = items + 2, #ARGV do
+  redis.call('XADD', KEYS[1], tostring(i - items - 1) .. '-0', 'e', ARGV[i])
+end
+return {'ok', tostring(#ARGV - items - 1)}
+"""
+
+# KEYS: stream, idem hash. ARGV: expected version, idem field ('' for none), idem value, records...
+_APPEND = """
+local field = ARGV[2]
+if field ~= '' then
+  local prior = redis.call('HGET', KEYS[2], field)
+  if prior then return {'duplicate', prior} end
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local version = 0
+if #last > 0 then version = tonumber(string.match(last[1][1], '^(%d+)')) end
+if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
+for i = 4, #ARGV do
+  redis.call('XADD', KEYS[1], tostring(version + i - 3) .. '-0', 'e', ARGV[i])
+end
+if field ~= '' then redis.call('HSET', KEYS[2], field, ARGV[3]) end
+return {'ok', tostring(version + #ARGV - 3)}
+"""
+
+
+# KEYS: stream, meta, packed, then the keys dropped once packed. ARGV: entries, meta fields, packed length.
+# Drops the unpacked game only if it is still exactly what was packed and read back.
+_DROP_UNPACKED = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[2])
+    or redis.call('STRLEN', KEYS[3]) ~= tonumber(ARGV[3]) then
+  return 'changed'
+end
+redis.call('DEL', KEYS[1], KEYS[2], unpack(KEYS, 4))
+return 'ok'
+"""
+
+# KEYS: stream, meta, packed, disputes, then any other key of the game. ARGV: entries, meta fields,
+# packed length, disputes. Deletes the game only if it is still as it was read.
+_DELETE = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[2])
+    or redis.call('STRLEN', KEYS[3]) ~= tonumber(ARGV[3]) or redis.call('XLEN', KEYS[4]) ~= tonumber(ARGV[4]) then
+  return 'changed'
+end
+redis.call('DEL', unpack(KEYS))
+return 'ok'
+"""
+
+# KEYS: stream, meta, packed, disputes. ARGV: packed value, then per dispute: id, field count, fields...
+_RESTORE = """
+for i = 1, 4 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 'exists' end
+end
+redis.call('SET', KEYS[3], ARGV[1])
+local i = 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i + 1])
+  redis.call('XADD', KEYS[4], ARGV[i], unpack(ARGV, i + 2, i + 1 + n))
+  i = i + 2 + n
+end
+return 'ok'
+"""
+
+PACKED_CACHE_SIZE = 64  # unpacked games kept per process (a packed game is read often right after it ends)
+DROPPED_WHEN_PACKED = ("idem", "snapshots")  # a game's keys, besides its stream and meta, that packing drops
+OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
+
+
+# KEYS: disputes stream. ARGV: seat, the seat's limit, the dispute as JSON.
+# The seat's disputes are counted by their `s` field (a game holds at most players x limit of them).
+_ADD_DISPUTE = """
+local mine = 0
+for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 's' and fields[i + 1] == ARGV[1] then mine = mine + 1 end
+  end
+end
+if mine >= tonumber(ARGV[2]) then return {'full', tostring(mine)} end
+local number = 1
+if redis.call('EXISTS', KEYS[1]) == 1 then  -- after the last id the stream ever had, deleted or not
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then number = tonumber(string.match(info[i + 1], '^(%d+)')) + 1 end
+  end
+end
+local id = string.format('%d-0', number)
+redis.call('XADD', KEYS[1], id, 's', ARGV[1], 'd', ARGV[3])
+return {'ok', id}
+"""
+
+
+class StoreUnavailable(Exception):
+    """Redis could not be reached; nothing was written."""
+
+
+# Redis (or a node, or the slots of a cluster) cannot be reached right now
+UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotCoveredError)
+
+
+GAME_COUNTS_KEY = "stats:games"
+
+
+def store_call(function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call Redis; StoreUnavailable (counted in the metrics) when it cannot be reached."""
+    try:
+        return function(*args, **kwargs)
+    except UNAVAILABLE as error:
+        metrics.STORE_ERRORS.inc()
+        raise StoreUnavailable(str(error)) from error
+    except redis.ResponseError as error:  # a script's OOM comes as a plain ResponseError
+        if not isinstance(error, redis.exceptions.OutOfMemoryError) and "OOM" not in str(error):
+            raise
+        metrics.STORE_ERRORS.inc()  # maxmemory reached under `noeviction`: Redis refused the write whole
+        raise StoreUnavailable(f"Redis is out of memory: {error}") from error
+
+
+class GameExists(Exception):
+    """A game with this id exists already."""
+
+
+class CompactionError(Exception):
+    """Packing a game stopped before it dropped anything; the game is as it was."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredGame:
+    """Everything the store holds of one game, packed or not: meta, entries (id, text), disputes."""
+
+    meta: dict[str, str]
+    entries: tuple[Entry, ...]
+    disputes: tuple[tuple[str, dict[str, str]], ...]
+    counts: tuple[int, int, int, int]  # stream entries, meta fields, packed length, disputes: as read
+
+
+@dataclasses.dataclass(frozen=True)
+class AppendResult:
+    """What an append did: `ok`, `conflict` (version is the current one) or `duplicate`."""
+
+    outcome: str
+    version: int = 0
+    prior: str | None = None
+
+
+def _keys(game_id: str) -> tuple[str, str, str]:
+    tag = f"game:{{{game_id}}}"
+    return f"{tag}:events", f"{tag}:meta", f"{tag}:idem"
+
+
+def _disputes_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:disputes"
+
+
+def _packed_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:packed"
+
+
+def _game_key(game_id: str, suffix: str) -> str:
+    return f"game:{{{game_id}}}:{suffix}"
+
+
+def _ticket_key(game_id: str, digest: str) -> str:
+    return f"game:{{{game_id}}}:ticket:{digest}"
+
+
+def _entry_id(seq: int) -> str:
+    return f"{seq}-0"
+
+
+class EventStore:
+    """Append-only game streams with atomic compare-and-append."""
+
+    def __init__(self, client: StoreClient, blocking_client: StoreClient | None = None) -> None:
+        self._redis = client
+        self._blocking = blocking_client or client
+        self._create = client.register_script(_CREATE)
+        self._append = client.register_script(_APPEND)
+        self._drop_unpacked_script = client.register_script(_DROP_UNPACKED)
+        self._delete = client.register_script(_DELETE)
+        self._restore = client.register_script(_RESTORE)
+        self._add_dispute = client.register_script(_ADD_DISPUTE)
+        self._unpacked: OrderedDict[str, tuple[bytes, Packed]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> StoreClient:
+        """The Redis client of the store (for the game indexes beside it)."""
+        return self._redis
+
+    def ping(self) -> bool:
+        """True when Redis answers (on a cluster: every primary)."""
+        try:
+            if isinstance(self._redis, RedisCluster):
+                return bool(self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
+            return bool(self._redis.ping())
+        except (redis.RedisError, SlotNotCoveredError):
+            metrics.STORE_ERRORS.inc()
+            return False
+
+    def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
+        """Store a new game's meta and its first records in one atomic step."""
+        stream, meta_key, _ = _keys(game_id)
+        flat = [item for pair in meta.items() for item in pair]
+        keys = [stream, meta_key, _packed_key(game_id)]
+        outcome, _ = self._run(self._create, keys, [len(flat), *flat, *_encode(records)])
+        if outcome == "exists":
+            raise GameExists(game_id)
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        """The game's creation facts, None when there is no such game."""
+        data = self._call(self._redis.hgetall, _keys(game_id)[1])
+        if data:
+            return dict(data)
+        packed = self._packed(game_id)  # written before the meta hash is dropped, so never both gone
+        return dict(packed.meta) if packed is not None else None
+
+    def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        """Records with seq > after, in order."""
+        return [json.loads(text) for text in self._texts(game_id, after, count)[0]]
+
+    def read_raw(self, game_id: str) -> list[str]:
+        """Every stored entry's text as it is, for audits of a possibly damaged stream."""
+        return self._texts(game_id)[0]
+
+    def _texts(self, game_id: str, after: int = 0, count: int | None = None) -> tuple[list[str], bool]:
+        """Entry texts above `<after>-0` from the stream, or from the packed game once the stream is gone;
+        and whether the game is packed."""
+        entries = self._call(self._redis.xrange, _keys(game_id)[0], _entry_id(after + 1), "+", count)
+        if entries:
+            return [str(fields.get("e", "")) for _, fields in entries], False
+        packed = self._packed(game_id)  # the stream is dropped only after the packed value is written
+        if packed is None:
+            return [], False
+        return packed.texts(after, count), True
+
+    def _packed(self, game_id: str) -> Packed | None:
+        """The packed game, if it is packed (unpacked once per process while it stays the same)."""
+        value = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
+        if value is None:
+            return None
+        digest = hashlib.blake2b(value, digest_size=16).digest()
+        with self._lock:
+            cached = self._unpacked.get(game_id)
+            if cached is not None and cached[0] == digest:
+                self._unpacked.move_to_end(game_id)
+                return cached[1]
+        packed = unpack(value)
+        with self._lock:
+            self._unpacked[game_id] = (digest, packed)
+            while len(self._unpacked) > PACKED_CACHE_SIZE:
+                self._unpacked.popitem(last=False)
+        return packed
+
+    # ------------------------------------------------------------ compaction, export, import
+
+    def compact(self, game_id: str) -> str:
+        """Pack the game into one compressed value, then drop its stream, meta and idempotency answers.
+
+        The value is written and read back, and checked to unpack to exactly the stream and meta as
+        read, before anything is dropped; the drop itself (one script, this game's keys only) happens
+        only if the stream and meta are still as read. A crash at any point loses nothing: the game
+        is then either as it was, or packed and unpacked at once (reads answer the same from
+        either), and compacting it again finishes the job. Says `packed`, `already` or `missing`.
+        """
+        meta = dict(self._call(self._redis.hgetall, _keys(game_id)[1]))
+        entries = self._stream_entries(game_id)
+        if not meta and not entries:
+            return "already" if self._packed(game_id) is not None else "missing"
+        if not meta or not entries:
+            raise CompactionError(f"game {game_id} has a meta hash or a stream but not both; left as it is")
+        value = pack(meta, entries)
+        self._write_packed(game_id, value)
+        if self._read_packed(game_id) != value or unpack(value) != Packed(meta, entries):
+            raise CompactionError(f"game {game_id}: the packed value did not read back as written; left as it is")
+        outcome = self._drop_unpacked(game_id, (len(entries), len(meta), len(value)))
+        if outcome != "ok":
+            raise CompactionError(f"game {game_id} changed while it was packed; left as it is")
+        return "packed"
+
+    def _stream_entries(self, game_id: str) -> tuple[Entry, ...]:
+        entries = self._call(self._redis.xrange, _keys(game_id)[0], "-", "+")
+        return tuple((str(entry_id), str(fields.get("e", ""))) for entry_id, fields in entries)
+
+    def _write_packed(self, game_id: str, value: bytes) -> None:
+        self._call(self._redis.set, _packed_key(game_id), value)
+
+    def _read_packed(self, game_id: str) -> bytes | None:
+        value: bytes | None = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
+        return value
+
+    def _drop_unpacked(self, game_id: str, counts: tuple[int, int, int]) -> str:
+        stream, meta_key, _ = _keys(game_id)
+        dropped = [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED]
+        keys = [stream, meta_key, _packed_key(game_id), *dropped]
+        return _text(self._call(self._drop_unpacked_script, keys=keys, args=counts))
+
+    def stored_game(self, game_id: str) -> StoredGame | None:
+        """Everything stored of the game (packed or not), with the counts `delete` checks; None if none."""
+        stream, meta_key, _ = _keys(game_id)
+        meta = dict(self._call(self._redis.hgetall, meta_key))
+        entries = self._stream_entries(game_id) if meta else ()
+        value = self._read_packed(game_id)
+        if not meta and value is None:
+            return None
+        if not meta:
+            assert value is not None
+            packed = unpack(value)
+            meta, entries = dict(packed.meta), packed.entries
+        raw_disputes = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+        disputes = tuple((str(entry_id), dict(fields)) for entry_id, fields in raw_disputes)
+        stream_length = len(entries) if self._call(self._redis.exists, stream) else 0
+        meta_fields = int(self._call(self._redis.hlen, meta_key))
+        counts = (stream_length, meta_fields, len(value or b""), len(disputes))
+        return StoredGame(meta, tuple(entries), disputes, counts)
+
+    def delete(self, game_id: str, stored: StoredGame) -> bool:
+        """Delete every key of the game, only if it is still as `stored` says; True if it was deleted."""
+        stream, meta_key, idem_key = _keys(game_id)
+        keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id), idem_key]
+        keys += [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED if suffix != "idem"]
+        return _text(self._call(self._delete, keys=keys, args=list(stored.counts))) == "ok"
+
+    def restore(
+        self, game_id: str, meta: Mapping[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
+    ) -> bool:
+        """Store a game back, packed, with its disputes (their ids as they were); False if it exists."""
+        value = pack(meta, entries)
+        args: list[Any] = [value]
+        for dispute_id, fields in disputes:
+            flat = [item for pair in dict(fields).items() for item in pair]
+            args += [dispute_id, len(flat), *flat]
+        stream, meta_key, _ = _keys(game_id)
+        keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
+        return _text(self._call(self._restore, keys=keys, args=args)) == "ok"
+
+    def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
+        """Store a dispute of `seat` as the game's next one; its entry id, or None when the seat
+        has `per_seat` disputes already (checked and written in one script)."""
+        args = [seat, per_seat, json.dumps(dispute, separators=(",", ":"), ensure_ascii=False)]
+        outcome, detail = self._run(self._add_dispute, [_disputes_key(game_id)], args)
+        return detail if outcome == "ok" else None
+
+    def disputes(self, game_id: str, after: int = 0, count: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """The game's disputes numbered after `after` (at most `count`), with their entry ids, oldest first."""
+        key = _disputes_key(game_id)
+        entries = self._call(self._redis.xrange, key, _entry_id(after + 1), "+", count)
+        return [(str(entry_id), json.loads(fields["d"])) for entry_id, fields in entries]
+
+    def count_disputes(self, game_id: str, seat: int) -> int:
+        """How many disputes `seat` has filed in the game (by each entry's `s` field, unparsed)."""
+        entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
+        return sum(1 for _, fields in entries if fields.get("s") == str(seat))
+
+    def records_after(self, game_id: str, after: int) -> tuple[list[dict[str, Any]], bool]:
+        """Records with seq > after, and whether the game is packed (it has ended: nothing can follow)."""
+        texts, packed = self._texts(game_id, after)
+        return [json.loads(text) for text in texts], packed
+
+    def last_seq(self, game_id: str) -> int:
+        """The seq of the stream's last record; 0 when it has none."""
+        entries = self._call(self._redis.xrevrange, _keys(game_id)[0], "+", "-", 1)
+        return int(str(entries[0][0]).partition("-")[0]) if entries else 0
+
+    def read_blocking(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
+        """Records with seq > after; blocks up to block_ms until one exists (one XREAD, on the blocking client)."""
+        stream = _keys(game_id)[0]
+        reply = self._call(self._blocking.xread, {stream: _entry_id(after)}, None, block_ms)
+        return [json.loads(fields["e"]) for _, entries in reply or [] for _, fields in entries]
+
+    def put_snapshot(self, game_id: str, version: int, blob: bytes) -> None:
+        """Keep the game folded to `version` (an encoded snapshot) beside its stream."""
+        self._call(self._redis.hset, _game_key(game_id, "snapshots"), str(version), blob)
+
+    def snapshot_versions(self, game_id: str) -> list[int]:
+        """The versions the game has snapshots of (one every SNAPSHOT_EVERY events: a short list)."""
+        return sorted(int(field) for field in self._call(self._redis.hkeys, _game_key(game_id, "snapshots")))
+
+    def snapshot(self, game_id: str, version: int) -> bytes | None:
+        """The encoded snapshot at `version`, if there is one."""
+        key = _game_key(game_id, "snapshots")
+        blob: bytes | None = self._call(self._redis.execute_command, "HGET", key, str(version), **{NEVER_DECODE: []})
+        return blob
+
+    def drop_snapshots(self, game_id: str) -> None:
+        """Forget the game's snapshots (its stream is not what they were folded from)."""
+        self._call(self._redis.delete, _game_key(game_id, "snapshots"))
+
+    def put_ticket(self, game_id: str, digest: str, seat: int, seconds: int) -> None:
+        """Keep a stream ticket (by its digest) for `seconds`."""
+        self._call(self._redis.set, _ticket_key(game_id, digest), str(seat), ex=seconds)
+
+    def take_ticket(self, game_id: str, digest: str) -> int | None:
+        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired."""
+        seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
+        return None if seat is None else int(seat)
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        records: list[dict[str, Any]],
+        idempotency: tuple[str, str] | None = None,
+    ) -> AppendResult:
+        """Append records only if the stream is still at expected_version (atomic in Redis)."""
+        stream, _, idem_key = _keys(game_id)
+        field, value = idempotency or ("", "")
+        args = [expected_version, field, value, *_encode(records)]
+        outcome, detail = self._run(self._append, [stream, idem_key], args)
+        if outcome == "duplicate":
+            return AppendResult("duplicate", prior=detail)
+        return AppendResult(outcome, int(detail))
+
+    def idempotent_answer(self, game_id: str, field: str) -> str | None:
+        """The stored answer for an Idempotency-Key field, if any."""
+        answer = self._call(self._redis.hget, _keys(game_id)[2], field)
+        return str(answer) if answer is not None else None
+
+    def count_game(self, game: str, moment: str) -> None:
+        """Count a game of type `game` that has `moment` (started, finished), for the metrics."""
+        self._call(self._redis.hincrby, GAME_COUNTS_KEY, f"{moment}:{game}", 1)
+
+    def game_counts(self) -> dict[str, int]:
+        """Every count kept by count_game, as `<moment>:<game>` -> count."""
+        counts = self._call(self._redis.hgetall, GAME_COUNTS_KEY)
+        return {_text(key): int(value) for key, value in counts.items()}
+
+    def _run(self, script: Any, keys: list[str], args: list[Any]) -> tuple[str, str]:
+        reply = self._call(script, keys=keys, args=args)
+        return _text(reply[0]), _text(reply[1])
+
+    _call = staticmethod(store_call)
+
+
+def _encode(records: list[dict[str, Any]]) -> list[str]:
+    return [encode_record(record) for record in records]
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)

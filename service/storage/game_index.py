@@ -1,0 +1,89 @@
+"""Indexes of games by their stage of life, so that nothing has to scan Redis's keys.
+
+Keys (outside the games' hash tags, beside the event store; each command touches one of them only,
+never a game's keys, so a Redis Cluster is fine):
+  games:active    sorted set: game id -> when it was last seen acting (epoch seconds). Written before
+                  the game is stored; only a hint: the lifecycle sweep checks a game's last event
+                  before it abandons it, and moves the hint on when the game acted since.
+  games:finished  sorted set: game id -> when it finished. Written before the append that ends the
+                  game (an intent; a game whose final append lost is taken out again by the sweep);
+                  kept until the game is exported (`python -m service.upkeep.archive`).
+  games:unpacked  sorted set: finished games not packed yet -> when they finished; the sweep packs
+                  each COMPACT_AFTER_SECONDS after its end and takes it out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from service.storage.event_store import store_call
+from service.storage.redis_clients import StoreClient
+
+ACTIVE_KEY = "games:active"
+FINISHED_KEY = "games:finished"
+UNPACKED_KEY = "games:unpacked"
+
+
+def epoch_of(at: str) -> float:
+    """Seconds since the epoch of a service timestamp (ISO 8601, UTC)."""
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+
+
+class GameIndex:
+    """The three sorted sets of games: active, finished, finished but not packed yet."""
+
+    def __init__(self, client: StoreClient) -> None:
+        self.client = client
+
+    def started(self, game_id: str, at: float) -> None:
+        """A game is about to be stored."""
+        self._call(self.client.zadd, ACTIVE_KEY, {game_id: at})
+
+    def seen(self, game_id: str, at: float) -> None:
+        """The game last acted at `at` (only if it is still in the index)."""
+        self._call(self.client.zadd, ACTIVE_KEY, {game_id: at}, xx=True)
+
+    def finishing(self, game_id: str, at: float) -> None:
+        """An append is about to end the game at `at`."""
+        self._call(self.client.zadd, FINISHED_KEY, {game_id: at})
+        self._call(self.client.zadd, UNPACKED_KEY, {game_id: at})
+
+    def finished(self, game_id: str) -> None:
+        """The game's final append is stored: it is no longer active."""
+        self._call(self.client.zrem, ACTIVE_KEY, game_id)
+
+    def not_finished(self, game_id: str) -> None:
+        """An intent to end the game that did not come true (its append lost)."""
+        self._call(self.client.zrem, UNPACKED_KEY, game_id)
+        self._call(self.client.zrem, FINISHED_KEY, game_id)
+
+    def packed(self, game_id: str) -> None:
+        """The game is packed."""
+        self._call(self.client.zrem, UNPACKED_KEY, game_id)
+
+    def restored(self, game_id: str, finished_at: float) -> None:
+        """A finished game came back from an archive, packed."""
+        self._call(self.client.zadd, FINISHED_KEY, {game_id: finished_at})
+
+    def forget(self, game_id: str) -> None:
+        """The game is gone from the store (exported, or never stored)."""
+        for key in (ACTIVE_KEY, UNPACKED_KEY, FINISHED_KEY):
+            self._call(self.client.zrem, key, game_id)
+
+    def idle(self, before: float, limit: int) -> list[str]:
+        """Active games last seen acting before `before`, longest idle first."""
+        return self._range(ACTIVE_KEY, before, limit)
+
+    def to_pack(self, before: float, limit: int) -> list[str]:
+        """Finished games not packed yet that ended before `before`, oldest first."""
+        return self._range(UNPACKED_KEY, before, limit)
+
+    def finished_before(self, before: float, limit: int, offset: int = 0) -> list[str]:
+        """Finished games (packed or not) that ended before `before`, oldest first, from `offset` on."""
+        return self._range(FINISHED_KEY, before, limit, offset)
+
+    def _range(self, key: str, before: float, limit: int, offset: int = 0) -> list[str]:
+        members = self._call(self.client.zrangebyscore, key, "-inf", f"({before}", start=offset, num=limit)
+        return [m.decode() if isinstance(m, bytes) else str(m) for m in members]
+
+    _call = staticmethod(store_call)

@@ -1,0 +1,92 @@
+"""Redis connections: the event store on one Redis or on a Redis Cluster, the bot queue on one Redis.
+
+Settings (the environment; the app's config may override them):
+  REDIS_URL        the event store, the waiting index `bots:waiting` and the rate-limit counters:
+                   `redis://host:port/0` for one Redis, or `redis+cluster://host:port` (TLS:
+                   `rediss+cluster://`) for a Redis Cluster, named by any one of its nodes (the
+                   client learns the others and which slots each one serves)
+  QUEUE_REDIS_URL  the RQ queue "bots", the workers, their scheduler and liveness keys: always one
+                   plain Redis (`redis://`). Defaults to REDIS_URL when that is plain; required when
+                   REDIS_URL is a cluster.
+
+RQ cannot run on a cluster: it moves a job between its queue list, its job hash and its registries
+in MULTI transactions and pipelines over several of its keys, and blocks on a queue list to move
+the job to another list; a cluster refuses any of these when the keys hash to different slots.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+from urllib.parse import urlsplit
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
+from redis.retry import Retry
+
+StoreClient: TypeAlias = redis.Redis | RedisCluster
+DEFAULT_REDIS_URL = "redis://localhost:6379/0"
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+POOL_SIZE = 64  # connections a process keeps to one Redis for its requests
+POOL_WAIT_SECONDS = 5.0
+READER_POOL_SIZE = 10_000  # blocking reads: one per game followed in the process (service/api/followers.py)
+
+
+class RedisSettingsError(ValueError):
+    """REDIS_URL and QUEUE_REDIS_URL do not make a usable set-up."""
+
+
+def is_cluster_url(url: str) -> bool:
+    """True for a `redis+cluster://` or `rediss+cluster://` URL."""
+    return urlsplit(url).scheme.lower() in CLUSTER_SCHEMES
+
+
+def queue_url_for(store_url: str, queue_url: str | None) -> str:
+    """Where RQ lives: QUEUE_REDIS_URL, else REDIS_URL when that is one plain Redis."""
+    if queue_url:
+        if is_cluster_url(queue_url):
+            raise RedisSettingsError(
+                "QUEUE_REDIS_URL must name one plain Redis (redis://…), not a cluster: "
+                "RQ uses multi-key transactions that a cluster refuses across slots"
+            )
+        return queue_url
+    if is_cluster_url(store_url):
+        raise RedisSettingsError(
+            "REDIS_URL names a Redis Cluster; set QUEUE_REDIS_URL to a plain Redis (redis://host:port/0) "
+            "for the bot queue: RQ uses multi-key transactions that a cluster refuses across slots"
+        )
+    return store_url
+
+
+def connect(url: str, pool_size: int = POOL_SIZE, **options: Any) -> StoreClient:
+    """A client for a plain or a cluster URL.
+
+    On one Redis, up to `pool_size` connections; a request that finds them all busy waits up to
+    POOL_WAIT_SECONDS for one (redis-py's default pool would fail it at once). Under the gevent worker
+    a process serves many requests at once, each a greenlet, and they take turns on these connections.
+    """
+    parts = urlsplit(url)
+    scheme = CLUSTER_SCHEMES.get(parts.scheme.lower())
+    if scheme is None:
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS, **options
+        )
+        return redis.Redis(connection_pool=pool)
+    return RedisCluster.from_url(parts._replace(scheme=scheme).geturl(), **options)
+
+
+def redis_clients(url: str, queue_url: str | None = None) -> tuple[StoreClient, StoreClient, redis.Redis]:
+    """Clients for the store, for blocking reads (long-poll) and for RQ (bytes replies, plain Redis)."""
+    queue_at = queue_url_for(url, queue_url)
+    common: dict[str, Any] = {
+        "socket_connect_timeout": 2,
+        "health_check_interval": 15,
+        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),  # fail fast: a 503 beats a hung client
+    }
+    store = connect(url, decode_responses=True, socket_timeout=5, **common)
+    blocking = connect(url, READER_POOL_SIZE, decode_responses=True, socket_timeout=40, **common)
+    pool = redis.BlockingConnectionPool.from_url(
+        queue_at, max_connections=POOL_SIZE, timeout=POOL_WAIT_SECONDS, socket_timeout=5, **common
+    )
+    queue = redis.Redis(connection_pool=pool)
+    return store, blocking, queue

@@ -1,0 +1,1 @@
+"""Upkeep: the lifecycle sweep (packing, abandoning) and the archive's export and import."""
