@@ -112,23 +112,23 @@ def code_version(game_id: str) -> str:
     it imports) and of this codec, computed once per process: a change to any of them, down to a
     comment, makes the snapshots written before it unusable, so no one has to remember a version."""
     digest = hashlib.sha256(FORMAT)
-    for name in _domain_modules(type(engine.get_game(game_id)).__module__):
-        digest.update(b"\0%s\0%s" % (name.encode(), _source(name)))
+    for name, source in sorted(_domain_sources(type(engine.get_game(game_id)).__module__).items()):
+        digest.update(b"\0%s\0%s" % (name.encode(), source))
     digest.update(b"\0codec\0" + Path(__file__).read_bytes())
     return digest.hexdigest()[:32]
 
 
-def _domain_modules(root: str) -> list[str]:
-    """`root` and every module of domain/ it imports, directly or through others, sorted by name."""
-    seen: set[str] = set()
+def _domain_sources(root: str) -> dict[str, bytes]:
+    """The source of `root` and of every module of domain/ it imports, directly or through others."""
+    sources: dict[str, bytes] = {}
     todo = [root]
     while todo:
         name = todo.pop()
-        if name in seen:
+        if name in sources:
             continue
-        seen.add(name)
+        sources[name] = _source(name)
         package = name if _is_package(name) else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(_source(name))):
+        for node in ast.walk(ast.parse(sources[name])):
             if isinstance(node, ast.Import):
                 todo += [alias.name for alias in node.names if _in_domain(alias.name)]
             elif isinstance(node, ast.ImportFrom):
@@ -137,7 +137,7 @@ def _domain_modules(root: str) -> list[str]:
                     todo.append(base)
                     if _is_package(base):  # `from domain import romme_melds`: a module, not a name
                         todo += [f"{base}.{a.name}" for a in node.names if importlib.util.find_spec(f"{base}.{a.name}")]
-    return sorted(seen)
+    return sources
 
 
 def _in_domain(name: str) -> bool:

@@ -105,7 +105,10 @@ def test_a_snapshot_naming_a_module_that_is_gone_is_dropped_not_a_500(
     blobs = {"written by this code": moved, "without marks": unmarked(body_of(moved))}
     for what, blob in blobs.items():
         fake_redis.hset(snapshots_key(game_id), str(version), blob)
-        assert answers(cold_app(fake_redis).test_client(), created) == truth, what
+        cold = cold_app(fake_redis).test_client()
+        view = cold.get(f"/v1/games/{game_id}")  # a cold load: was a 500 (ModuleNotFoundError)
+        assert (view.status_code, view.get_json()) == truth["spectator GET "], what
+        assert answers(cold, created) == truth, what
         assert not fake_redis.exists(snapshots_key(game_id)), what
 
 
