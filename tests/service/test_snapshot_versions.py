@@ -58,6 +58,14 @@ class MovedState:
 MovedState.__module__ = "domain.golf_renamed"
 
 
+@pytest.fixture(autouse=True)
+def fresh_code_versions() -> Iterator[None]:
+    """Each test starts and ends with no code version computed (some compute one from edited sources)."""
+    code_version.cache_clear()
+    yield
+    code_version.cache_clear()
+
+
 @pytest.fixture
 def golf_game(
     client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, fake_redis: fakeredis.FakeRedis
@@ -110,14 +118,6 @@ def test_a_snapshot_naming_a_module_that_is_gone_is_dropped_not_a_500(
         assert (view.status_code, view.get_json()) == truth["spectator GET "], what
         assert answers(cold, created) == truth, what
         assert not fake_redis.exists(snapshots_key(game_id)), what
-
-
-@pytest.fixture(autouse=True)
-def fresh_code_versions() -> Iterator[None]:
-    """Each test starts and ends with no code version computed (some compute one from edited sources)."""
-    code_version.cache_clear()
-    yield
-    code_version.cache_clear()
 
 
 def golf_config() -> engine.GameConfig:
