@@ -1,23 +1,40 @@
-"""A folded game as bytes for Redis, and back: tagged JSON, compressed.
+"""A folded game as bytes for Redis, and back: tagged JSON, compressed, marked with what wrote it.
 
 Game states are frozen dataclasses of domain/ holding tuples, frozensets, dicts and plain values.
 Each dataclass is written with its class name and fields (what an instance caches is left out);
 only dataclasses defined in domain/ are ever built back, so a stored value cannot name any other
 code. The game's config (which holds the secret seed) is never written: it is a `{"$config": 1}`
 mark that decoding replaces with the loaded game's own config.
+
+A stored snapshot is one line of marks, then the compressed body:
+`cardtable-snapshot/2 <code version> <sha256 of the body>\n<body>`. The code version is
+`code_version(game)`: a digest of the source of the game's module, of every module of domain/ it
+imports (the engine's fold, cards, shuffle...) and of this codec, computed once per process. A
+snapshot folded or written by other code, whose bytes changed, or that has no marks (written before
+they existed) does not decode; nor does one naming a class, module or field this code lacks. Decoding
+raises nothing but SnapshotDecodeError, and the caller folds the game from its events instead.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import functools
+import hashlib
+import hmac
 import importlib
+import importlib.util
 import json
 import zlib
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from domain import engine
 
 DOMAIN = "domain."
+FORMAT = b"cardtable-snapshot/2"  # the layout of the marks and of the body; 1 had no marks
+MAX_BODY_BYTES = 64 * 2**20  # a body inflating to more is refused (far above any game's state)
 
 
 class SnapshotDecodeError(ValueError):
@@ -25,7 +42,7 @@ class SnapshotDecodeError(ValueError):
 
 
 def encode(snap: engine.Snapshot[Any], last_hash: str) -> bytes:
-    """The snapshot and the hash of its last event, compressed."""
+    """The snapshot and the hash of its last event, compressed and marked."""
     body = {
         "version": snap.version,
         "seed_revealed": snap.seed_revealed,
@@ -33,13 +50,21 @@ def encode(snap: engine.Snapshot[Any], last_hash: str) -> bytes:
         "last_hash": last_hash,
         "state": _encode(snap.state),
     }
-    return zlib.compress(json.dumps(body, separators=(",", ":")).encode("utf-8"))
+    return sealed(snap.config.game, body)
+
+
+def sealed(game_id: str, body: Mapping[str, Any]) -> bytes:
+    """A snapshot's body as stored: compressed, after the marks of the format, the code and the digest."""
+    compressed = zlib.compress(json.dumps(body, separators=(",", ":")).encode("utf-8"))
+    digest = hashlib.sha256(compressed).hexdigest().encode("ascii")
+    return b" ".join((FORMAT, code_version(game_id).encode("ascii"), digest)) + b"\n" + compressed
 
 
 def decode(blob: bytes, config: engine.GameConfig) -> tuple[engine.Snapshot[Any], str]:
-    """The snapshot of a game with this config, and the hash of its last event."""
+    """The snapshot of a game with this config, and the hash of its last event; SnapshotDecodeError
+    (and nothing else) when the blob was written by other code, changed, or does not decode."""
     try:
-        body = json.loads(zlib.decompress(blob))
+        body = json.loads(_inflated(_unsealed(blob, config.game)))
         state = _decode(body["state"], config)
         snap: engine.Snapshot[Any] = engine.Snapshot(
             engine.get_game(config.game),
@@ -50,8 +75,86 @@ def decode(blob: bytes, config: engine.GameConfig) -> tuple[engine.Snapshot[Any]
             body["abandoned"],
         )
         return snap, str(body["last_hash"])
-    except (ValueError, KeyError, TypeError, zlib.error) as error:
-        raise SnapshotDecodeError(f"a stored snapshot does not decode: {error}") from error
+    except SnapshotDecodeError:
+        raise
+    except Exception as error:  # stored bytes meet code that may have changed: any failure means "unusable"
+        raise SnapshotDecodeError(f"a stored snapshot does not decode: {error!r}") from error
+
+
+def _unsealed(blob: bytes, game_id: str) -> bytes:
+    """The compressed body of a blob whose marks are this format's, this code's and its digest's."""
+    if not blob.startswith(FORMAT + b" "):
+        raise SnapshotDecodeError("a stored snapshot without the marks of this format (an older one)")
+    marks, _, compressed = blob.partition(b"\n")
+    fields = marks.split(b" ")
+    if len(fields) != 3:
+        raise SnapshotDecodeError("a stored snapshot whose marks are not this format's")
+    _, code, digest = fields
+    if code != code_version(game_id).encode("ascii"):
+        raise SnapshotDecodeError("a stored snapshot folded by other code")
+    if not hmac.compare_digest(digest, hashlib.sha256(compressed).hexdigest().encode("ascii")):
+        raise SnapshotDecodeError("a stored snapshot whose bytes changed")
+    return compressed
+
+
+def _inflated(compressed: bytes) -> bytes:
+    """The body, decompressed, at most MAX_BODY_BYTES of it."""
+    inflater = zlib.decompressobj()
+    body = inflater.decompress(compressed, MAX_BODY_BYTES)
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise SnapshotDecodeError("a stored snapshot too large or cut short")
+    return body
+
+
+@functools.cache
+def code_version(game_id: str) -> str:
+    """A digest of the code that decides the game's state and fold (its module and the domain/ modules
+    it imports) and of this codec, computed once per process: a change to any of them, down to a
+    comment, makes the snapshots written before it unusable, so no one has to remember a version."""
+    digest = hashlib.sha256(FORMAT)
+    for name, source in sorted(_domain_sources(type(engine.get_game(game_id)).__module__).items()):
+        digest.update(b"\0%s\0%s" % (name.encode(), source))
+    digest.update(b"\0codec\0" + Path(__file__).read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def _domain_sources(root: str) -> dict[str, bytes]:
+    """The source of `root` and of every module of domain/ it imports, directly or through others."""
+    sources: dict[str, bytes] = {}
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        if name in sources:
+            continue
+        sources[name] = _source(name)
+        package = name if _is_package(name) else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(sources[name])):
+            if isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names if _in_domain(alias.name)]
+            elif isinstance(node, ast.ImportFrom):
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                if _in_domain(base):
+                    todo.append(base)
+                    if _is_package(base):  # `from domain import romme_melds`: a module, not a name
+                        todo += [f"{base}.{a.name}" for a in node.names if importlib.util.find_spec(f"{base}.{a.name}")]
+    return sources
+
+
+def _in_domain(name: str) -> bool:
+    return name == DOMAIN[:-1] or name.startswith(DOMAIN)
+
+
+def _is_package(name: str) -> bool:
+    spec = importlib.util.find_spec(name)
+    return spec is not None and spec.submodule_search_locations is not None
+
+
+def _source(name: str) -> bytes:
+    """The bytes of a module's file."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise LookupError(f"no file for module {name}")
+    return Path(spec.origin).read_bytes()
 
 
 def _encode(value: Any) -> Any:

@@ -9,7 +9,9 @@ stream changed) and the fold starts from scratch. The audit never uses snapshots
 The command path also writes each snapshot it keeps to the store (`game:{<id>}:snapshots`, through
 service/storage/snapshot_codec.py), so a process that has not folded a game yet (a cold load after a
 restart, another API process) starts from the stored snapshot instead of from scratch. Reads never
-write snapshots to the store; packing a finished game drops them.
+write snapshots to the store; packing a finished game drops them. A stored snapshot this process
+cannot use (written by other code, changed bytes, an older format; service/storage/snapshot_codec.py) drops
+the game's stored snapshots, and the load folds from this process's own snapshots or from scratch.
 """
 
 from __future__ import annotations
@@ -111,8 +113,11 @@ class SnapshotCache:
             return None
         try:
             snap, last_hash = decode(blob, config)
-        except SnapshotDecodeError as error:
-            log.warning("game %s: %s", game_id, error)
+            if snap.version != versions[-1]:
+                raise SnapshotDecodeError(f"a stored snapshot of version {snap.version} kept as {versions[-1]}")
+        except SnapshotDecodeError as error:  # other code's, changed, or unreadable: fold from the events
+            log.warning("game %s: stored snapshots dropped: %s", game_id, error)
+            self.store.drop_snapshots(game_id)
             return None
         self.keep(game_id, snap, last_hash)
         return Kept(snap, last_hash)
