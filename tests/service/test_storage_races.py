@@ -1,18 +1,16 @@
 """Races of packing, export and import (issue 28, items 2, 3, 4, 5 and 10), on fakeredis.
 
-Each race is forced: a client hook runs the other side at the exact point between two Redis commands
-where it once did harm, so the interleaving happens on every run."""
+Each race is forced by a client hook (tests/service/storage_races.py), never left to chance;
+tests/integration/test_storage_races_redis.py runs the races of items 2, 3 and 4 on a real redis-server."""
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import fakeredis
 import flask
 import pytest
 from flask.testing import FlaskClient
@@ -20,42 +18,29 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.archive import Archive
 from service.game_index import FINISHED_KEY
-from service.store import CompactionError, EventStore, RestoreRefused
-from tests.conftest import RecordingDispatcher, auth, create_golf
-from tests.service.lifecycle_helpers import create, play_to_end
+from tests.conftest import RecordingDispatcher
 from tests.service.sse import SseReader, events_of
-
-TWO_BOTS = [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]
-ZLIB_BEST = b"\x78\xda"  # how a packed value (zlib, level 9) begins
-
-
-class HookedRedis(fakeredis.FakeRedis):
-    """fakeredis that runs a one-shot hook before the first command its condition picks."""
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.hooks: list[tuple[Callable[[tuple[Any, ...]], bool], Callable[[], None]]] = []
-
-    def before(self, condition: Callable[[tuple[Any, ...]], bool], action: Callable[[], None]) -> None:
-        """Run `action` once, just before the first command for which `condition(command)` holds."""
-        self.hooks.append((condition, action))
-
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        for hook in self.hooks:
-            if hook[0](args):
-                self.hooks.remove(hook)
-                hook[1]()
-                break
-        return super().execute_command(*args, **options)
+from tests.service.storage_races import (
+    HookedFakeRedis,
+    events,
+    exported_while_it_is_packed,
+    finished_game,
+    game_keys,
+    packing_right_after_the_exports_first_read,
+    read_file,
+    restore_with_disputes_out_of_order,
+    store_of,
+    write_file,
+)
 
 
 @pytest.fixture
-def fake_redis() -> HookedRedis:
-    return HookedRedis(decode_responses=True)
+def fake_redis() -> HookedFakeRedis:
+    return HookedFakeRedis(decode_responses=True)
 
 
 @pytest.fixture
-def app(fake_redis: HookedRedis, dispatcher: RecordingDispatcher) -> Iterator[flask.Flask]:
+def app(fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher) -> Iterator[flask.Flask]:
     """The app with short heartbeats (a stream that does not end shows as heartbeats, not as a hang)."""
     settings = {"TESTING": True, "STREAM_HEARTBEAT_SECONDS": 0.02}
     application = create_app(settings, redis_client=fake_redis, dispatcher=dispatcher)
@@ -63,130 +48,16 @@ def app(fake_redis: HookedRedis, dispatcher: RecordingDispatcher) -> Iterator[fl
     yield application
 
 
-def store_of(app: flask.Flask) -> EventStore:
-    store: EventStore = app.extensions["games"].store
-    return store
-
-
-def finished_game(
-    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, with_a_person: bool = False
-) -> str:
-    """A finished Golf game of two bots; or of a person and a bot, with two disputes of the person's."""
-    if not with_a_person:
-        created = create_golf(client, seats=TWO_BOTS, options={"rounds": 1})
-        dispatcher.drain()
-    else:
-        created = create(client, "golf")
-        for seq in (1, 2):
-            dispute = {"seq": seq, "reason": "odd"}
-            headers = auth(created["seats"][0]["token"])
-            posted = client.post(f"/v1/games/{created['id']}/disputes", json=dispute, headers=headers)
-            assert posted.status_code == 201, posted.get_json()
-        play_to_end(client, app, dispatcher, created)
-    game_id: str = created["id"]
-    assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "finished"
-    return game_id
-
-
-def events(client: FlaskClient, game_id: str) -> list[dict[str, Any]]:
-    listed: list[dict[str, Any]] = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
-    return listed
-
-
-def game_keys(redis_client: fakeredis.FakeRedis, game_id: str) -> list[str]:
-    return sorted(str(key) for key in redis_client.keys(f"game:{{{game_id}}}:*"))
-
-
-def read_file(path: Path) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
-    return document
-
-
-def write_file(path: Path, document: dict[str, Any]) -> None:
-    path.write_bytes(gzip.compress(json.dumps(document).encode("utf-8")))
-
-
-# ---------------------------------------------------------------- item 2: export racing packing
-
-
 def test_packing_right_after_the_exports_first_read_loses_no_event(
-    client: FlaskClient, app: flask.Flask, fake_redis: HookedRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
 ) -> None:
-    """The game is packed (stream and meta dropped) just after export's first read of it: the export
-    must not write a file without the events and then delete the game."""
-    game_id = finished_game(client, app, dispatcher)
-    before = events(client, game_id)
-    store, archive = store_of(app), Archive(app.extensions["games"])
-    reads = store.stored_game
-    reads(game_id)  # Redis knows the store's scripts from here on
-    packed: list[str] = []
-
-    def read_then_packed(wanted: str) -> Any:
-        fake_redis.before(counting_to(2), lambda: packed.append(store.compact(wanted)))  # right after the first read
-        return reads(wanted)
-
-    store.stored_game = read_then_packed  # type: ignore[method-assign]
-    first = archive.export_game(game_id, tmp_path)
-    store.stored_game = reads  # type: ignore[method-assign]
-    assert packed == ["packed"], "the game was not packed during the export"
-
-    path = tmp_path / f"{game_id}.json.gz"
-    if first == "exported":  # then the file must hold every event, in the stored entries too
-        assert events_in_file(path) == before
-    else:
-        assert first == "kept: it changed while it was exported (export again)"
-        assert events(client, game_id) == before
-        assert archive.export_game(game_id, tmp_path) == "exported"
-    assert client.get(f"/v1/games/{game_id}").status_code == 404
-    assert archive.import_file(path) == (game_id, "imported")
-    assert events(client, game_id) == before
-
-
-def counting_to(number: int) -> Callable[[tuple[Any, ...]], bool]:
-    """A hook condition that holds for the `number`-th command from now on."""
-    seen = [0]
-
-    def condition(command: tuple[Any, ...]) -> bool:
-        seen[0] += 1
-        return seen[0] == number
-
-    return condition
-
-
-def events_in_file(path: Path) -> list[dict[str, Any]]:
-    """The events a file would restore: its private entries if it has them, else its record's."""
-    document = read_file(path)
-    private = document["private"]
-    if "entries" in private:
-        return [json.loads(text) for _, text in private["entries"]]
-    listed: list[dict[str, Any]] = document["events"]
-    return listed
-
-
-# ---------------------------------------------------------------- item 3: packing racing export
-
-
-def carries_a_packed_value(command: tuple[Any, ...]) -> bool:
-    return any(isinstance(arg, bytes) and arg.startswith(ZLIB_BEST) for arg in command)
+    packing_right_after_the_exports_first_read(client, app, fake_redis, dispatcher, tmp_path)
 
 
 def test_a_game_exported_while_it_is_packed_stays_deleted(
-    client: FlaskClient, app: flask.Flask, fake_redis: HookedRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
 ) -> None:
-    """The export (file written, game deleted) lands between packing's read and its write of the
-    packed value: the write must not bring the deleted game back."""
-    game_id = finished_game(client, app, dispatcher, with_a_person=True)
-    archive = Archive(app.extensions["games"])
-    exported: list[str] = []
-    fake_redis.before(carries_a_packed_value, lambda: exported.append(archive.export_game(game_id, tmp_path)))
-
-    with pytest.raises(CompactionError):
-        store_of(app).compact(game_id)
-
-    assert exported == ["exported"]
-    assert game_keys(fake_redis, game_id) == []
-    assert client.get(f"/v1/games/{game_id}").status_code == 404
-    assert archive.import_file(tmp_path / f"{game_id}.json.gz") == (game_id, "imported")  # the file is whole
+    exported_while_it_is_packed(client, app, fake_redis, dispatcher, tmp_path)
 
 
 # ---------------------------------------------------------------- item 5: the live stream of a packed game
@@ -228,7 +99,7 @@ def test_a_packed_game_gives_its_last_seq(
 def test_export_pages_past_games_that_were_missing(
     client: FlaskClient,
     app: flask.Flask,
-    fake_redis: HookedRedis,
+    fake_redis: HookedFakeRedis,
     dispatcher: RecordingDispatcher,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -319,7 +190,7 @@ def exported_file(client: FlaskClient, app: flask.Flask, dispatcher: RecordingDi
 
 @pytest.mark.parametrize("tampering", [*PRIVATE_TAMPERINGS, *DOCUMENT_TAMPERINGS])
 def test_import_refuses_a_private_part_that_does_not_fit_the_record_and_writes_nothing(
-    client: FlaskClient, app: flask.Flask, fake_redis: HookedRedis, exported_file: Path, tampering: str
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, exported_file: Path, tampering: str
 ) -> None:
     document = read_file(exported_file)
     game_id = document["id"]
@@ -340,13 +211,7 @@ def test_import_refuses_a_private_part_that_does_not_fit_the_record_and_writes_n
     assert archive.import_file(exported_file) == (game_id, "imported")  # the file as exported still imports
 
 
-def test_restore_writes_nothing_when_the_disputes_are_out_of_order(app: flask.Flask, fake_redis: HookedRedis) -> None:
-    """The restore script checks every dispute before its first write: all or nothing."""
-    meta = {"game": "golf"}
-    entries = (("1-0", json.dumps({"seq": 1})),)
-    disputes = [("2-0", {"s": "0", "d": "{}"}), ("1-0", {"s": "0", "d": "{}"})]
-    with pytest.raises(RestoreRefused):
-        store_of(app).restore("g1", meta, entries, disputes)
-    assert game_keys(fake_redis, "g1") == []
-    assert store_of(app).restore("g1", meta, entries, disputes[1:]) is True
-    assert game_keys(fake_redis, "g1") == ["game:{g1}:disputes", "game:{g1}:packed"]
+def test_restore_writes_nothing_when_the_disputes_are_out_of_order(
+    app: flask.Flask, fake_redis: HookedFakeRedis
+) -> None:
+    restore_with_disputes_out_of_order(app, fake_redis, "g1")
