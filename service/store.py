@@ -13,7 +13,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
   stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
                       counted right after the append that starts or ends a game)
-The read methods (meta, read, read_raw, records_after) answer the same for a packed game as before it was packed.
+The read methods (meta, read, read_raw, records_after, last_seq) answer the same for a packed game as
+before it was packed.
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/connections.py).
 """
