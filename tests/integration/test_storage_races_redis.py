@@ -25,16 +25,16 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def races_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A redis-server of this module's own."""
+def races_redis_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A redis-server of this module's own: its port."""
     process, port = start_redis(tmp_path_factory.mktemp("races-redis"))
-    yield f"redis://127.0.0.1:{port}/0"
+    yield port
     stop(process)
 
 
 @pytest.fixture
-def hooked(races_redis_url: str) -> Iterator[HookedRedis]:
-    client = HookedRedis.from_url(races_redis_url, decode_responses=True)
+def hooked(races_redis_port: int) -> Iterator[HookedRedis]:
+    client = HookedRedis(host="127.0.0.1", port=races_redis_port, decode_responses=True)
     client.script_flush()  # every test starts with Redis knowing none of the store's scripts
     yield client
     client.close()

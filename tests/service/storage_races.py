@@ -19,7 +19,7 @@ import redis
 from flask.testing import FlaskClient
 
 from service.archive import Archive
-from service.store import CompactionError, EventStore, RestoreRefused
+from service.store import CompactionError, EventStore, RestoreRefused, StoredGame
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.lifecycle_helpers import create, play_to_end
 
@@ -141,11 +141,11 @@ def packing_right_after_the_exports_first_read(
     reads(game_id)  # Redis knows the store's scripts from here on
     packed: list[str] = []
 
-    def read_then_packed(wanted: str) -> Any:
+    def read_then_packed(wanted: str) -> StoredGame | None:
         hooked.before(counting_to(2), lambda: packed.append(store.compact(wanted)))  # right after the first read
         return reads(wanted)
 
-    store.stored_game = read_then_packed  # type: ignore[method-assign]
+    store.stored_game = read_then_packed  # type: ignore[method-assign,assignment]
     try:
         first = archive.export_game(game_id, folder)
     finally:
