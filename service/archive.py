@@ -65,10 +65,12 @@ class Archive:
         """Every finished game that ended before `before`: game id -> what happened to it."""
         folder.mkdir(parents=True, exist_ok=True)
         outcomes: dict[str, str] = {}
-        while True:  # exported and missing games leave the index: only the kept ones are before the next page
-            skipped = sum(1 for outcome in outcomes.values() if outcome.startswith("kept"))
-            batch = self.index.finished_before(before.timestamp(), BATCH, offset=skipped)
-            batch = [game_id for game_id in batch if game_id not in outcomes]
+        while True:
+            # Exported and missing games have left the index, so only kept ones (or fewer, should the
+            # sweep take one out meanwhile) come before the games not seen yet: list from the start.
+            kept = sum(1 for outcome in outcomes.values() if outcome.startswith("kept"))
+            listed = self.index.finished_before(before.timestamp(), BATCH + kept)
+            batch = [game_id for game_id in listed if game_id not in outcomes]
             if not batch:
                 return outcomes
             for game_id in batch:

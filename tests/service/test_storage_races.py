@@ -18,9 +18,10 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.archive import Archive
 from service.game_index import FINISHED_KEY
-from tests.conftest import RecordingDispatcher
+from tests.conftest import RecordingDispatcher, create_golf
 from tests.service.sse import SseReader, events_of
 from tests.service.storage_races import (
+    TWO_BOTS,
     HookedFakeRedis,
     events,
     exported_while_it_is_packed,
@@ -215,3 +216,32 @@ def test_restore_writes_nothing_when_the_disputes_are_out_of_order(
     app: flask.Flask, fake_redis: HookedFakeRedis
 ) -> None:
     restore_with_disputes_out_of_order(app, fake_redis, "g1")
+
+
+def test_export_pages_past_a_kept_game_the_sweep_takes_out_of_the_index(
+    client: FlaskClient,
+    app: flask.Flask,
+    fake_redis: HookedFakeRedis,
+    dispatcher: RecordingDispatcher,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A running game listed as finished (its final append lost) is kept by the export; the sweep
+    takes it out of the index right after: the next page must not start past a stored game."""
+    monkeypatch.setattr("service.archive.BATCH", 2)
+    running = create_golf(client, seats=[{"kind": "human", "name": "Ana"}, TWO_BOTS[0]])["id"]
+    fake_redis.zadd(FINISHED_KEY, {running: 1})  # the oldest
+    games = [finished_game(client, app, dispatcher) for _ in range(3)]
+    archive = Archive(app.extensions["games"])
+    export_game = archive.export_game
+
+    def export_then_sweep(game_id: str, folder: Path) -> str:
+        outcome = export_game(game_id, folder)
+        if game_id == running:
+            app.extensions["games"].index.not_finished(running)  # what the lifecycle sweep does with it
+        return outcome
+
+    archive.export_game = export_then_sweep  # type: ignore[method-assign]
+    outcomes = archive.export(datetime.now(UTC) + timedelta(days=1), tmp_path)
+
+    assert outcomes == {running: "kept: still running", **{game_id: "exported" for game_id in games}}
