@@ -13,7 +13,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
   stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
                       counted right after the append that starts or ends a game)
-The read methods (meta, read, read_raw, records_after) answer the same for a packed game as before it was packed.
+The read methods (meta, read, read_raw, records_after, last_seq) answer the same for a packed game as
+before it was packed.
 Every command and script touches the keys of one game only (the scripts only those in KEYS), so the
 store runs on one Redis or on a Redis Cluster alike (service/storage/redis_clients.py).
 """
@@ -92,9 +93,22 @@ return 'ok'
 """
 
 # KEYS: stream, meta, packed, disputes. ARGV: packed value, then per dispute: id, field count, fields...
+# Every dispute is checked (ids `<n>-0` strictly increasing, fields in pairs) before the first write:
+# the game is restored whole or not at all.
 _RESTORE = """
 for i = 1, 4 do
   if redis.call('EXISTS', KEYS[i]) == 1 then return 'exists' end
+end
+local previous = 0
+local at = 2
+while at <= #ARGV do
+  local number = tonumber(string.match(ARGV[at], '^([1-9]%d*)%-0$') or '')
+  local n = tonumber(ARGV[at + 1] or '')
+  if not number or number <= previous or not n or n < 2 or n % 2 ~= 0 or at + 1 + n > #ARGV then
+    return 'invalid'
+  end
+  previous = number
+  at = at + 2 + n
 end
 redis.call('SET', KEYS[3], ARGV[1])
 local i = 2
@@ -103,6 +117,29 @@ while i <= #ARGV do
   redis.call('XADD', KEYS[4], ARGV[i], unpack(ARGV, i + 2, i + 1 + n))
   i = i + 2 + n
 end
+return 'ok'
+"""
+
+# KEYS: stream, meta, packed, disputes. Everything stored of one game, read in one atomic step:
+# meta hash pairs, stream entries, packed value ('' when there is none), disputes.
+_READ_GAME = """
+local packed = redis.call('GET', KEYS[3]) or ''
+return {redis.call('HGETALL', KEYS[2]), redis.call('XRANGE', KEYS[1], '-', '+'), packed,
+        redis.call('XRANGE', KEYS[4], '-', '+')}
+"""
+
+# KEYS: stream, meta, packed. ARGV: entries, last entry id, last entry text, meta fields, packed value.
+# Writes the packed value only if the stream and meta are still as they were read: same length, same
+# last entry (whose hash chains every entry before it), same meta size; a game deleted meanwhile stays deleted.
+_WRITE_PACKED = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[4]) then
+  return 'changed'
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 or last[1][1] ~= ARGV[2] or last[1][2][1] ~= 'e' or last[1][2][2] ~= ARGV[3] then
+  return 'changed'
+end
+redis.call('SET', KEYS[3], ARGV[5])
 return 'ok'
 """
 
@@ -160,6 +197,10 @@ def store_call(function: Any, *args: Any, **kwargs: Any) -> Any:
         raise StoreUnavailable(f"Redis is out of memory: {error}") from error
 
 
+class RestoreRefused(ValueError):
+    """A game to restore whose disputes are not well-formed; nothing was written."""
+
+
 class GameExists(Exception):
     """A game with this id exists already."""
 
@@ -176,6 +217,16 @@ class StoredGame:
     entries: tuple[Entry, ...]
     disputes: tuple[tuple[str, dict[str, str]], ...]
     counts: tuple[int, int, int, int]  # stream entries, meta fields, packed length, disputes: as read
+
+
+@dataclasses.dataclass(frozen=True)
+class _Keys:
+    """A game's keys as one atomic read found them: meta hash, stream entries, packed value, disputes."""
+
+    meta: dict[str, str]
+    entries: tuple[Entry, ...]
+    packed: bytes | None
+    disputes: tuple[tuple[str, dict[str, str]], ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,6 +274,8 @@ class EventStore:
         self._drop_unpacked_script = client.register_script(_DROP_UNPACKED)
         self._delete = client.register_script(_DELETE)
         self._restore = client.register_script(_RESTORE)
+        self._read_game_script = client.register_script(_READ_GAME)
+        self._write_packed_script = client.register_script(_WRITE_PACKED)
         self._add_dispute = client.register_script(_ADD_DISPUTE)
         self._unpacked: OrderedDict[str, tuple[bytes, Packed]] = OrderedDict()
         self._lock = threading.Lock()
@@ -301,20 +354,23 @@ class EventStore:
     def compact(self, game_id: str) -> str:
         """Pack the game into one compressed value, then drop its stream, meta and idempotency answers.
 
-        The value is written and read back, and checked to unpack to exactly the stream and meta as
+        The meta and the stream are read in one atomic step. The value is written only if the stream
+        and meta are still as read (one script: a game exported and deleted meanwhile stays deleted),
+        then read back, and checked to unpack to exactly the stream and meta as
         read, before anything is dropped; the drop itself (one script, this game's keys only) happens
         only if the stream and meta are still as read. A crash at any point loses nothing: the game
         is then either as it was, or packed and unpacked at once (reads answer the same from
         either), and compacting it again finishes the job. Says `packed`, `already` or `missing`.
         """
-        meta = dict(self._call(self._redis.hgetall, _keys(game_id)[1]))
-        entries = self._stream_entries(game_id)
+        found = self._read_game(game_id)  # meta and stream in one atomic read
+        meta, entries = found.meta, found.entries
         if not meta and not entries:
-            return "already" if self._packed(game_id) is not None else "missing"
+            return "already" if found.packed is not None else "missing"
         if not meta or not entries:
             raise CompactionError(f"game {game_id} has a meta hash or a stream but not both; left as it is")
         value = pack(meta, entries)
-        self._write_packed(game_id, value)
+        if self._write_packed(game_id, value, entries, len(meta)) != "ok":
+            raise CompactionError(f"game {game_id} changed or was deleted before it was packed; left as it is")
         if self._read_packed(game_id) != value or unpack(value) != Packed(meta, entries):
             raise CompactionError(f"game {game_id}: the packed value did not read back as written; left as it is")
         outcome = self._drop_unpacked(game_id, (len(entries), len(meta), len(value)))
@@ -322,12 +378,32 @@ class EventStore:
             raise CompactionError(f"game {game_id} changed while it was packed; left as it is")
         return "packed"
 
-    def _stream_entries(self, game_id: str) -> tuple[Entry, ...]:
-        entries = self._call(self._redis.xrange, _keys(game_id)[0], "-", "+")
-        return tuple((str(entry_id), str(fields.get("e", ""))) for entry_id, fields in entries)
+    def _read_game(self, game_id: str) -> _Keys:
+        """Every key of the game that export and packing need, read in one script (one atomic step)."""
+        stream, meta_key, _ = _keys(game_id)
+        keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
+        meta, entries, packed, disputes = self._run_raw(self._read_game_script, keys, [])
+        return _Keys(
+            dict(_text_pairs(meta)),
+            tuple((_text(entry_id), dict(_text_pairs(fields)).get("e", "")) for entry_id, fields in entries),
+            bytes(packed) or None,
+            tuple((_text(entry_id), dict(_text_pairs(fields))) for entry_id, fields in disputes),
+        )
 
-    def _write_packed(self, game_id: str, value: bytes) -> None:
-        self._call(self._redis.set, _packed_key(game_id), value)
+    def _run_raw(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """A script's reply as bytes, never decoded (it may hold a packed value, which is not text)."""
+        raw: dict[str, Any] = {NEVER_DECODE: []}
+        try:
+            return self._call(self._redis.execute_command, "EVALSHA", script.sha, len(keys), *keys, *args, **raw)
+        except redis.exceptions.NoScriptError:
+            return self._call(self._redis.execute_command, "EVAL", script.script, len(keys), *keys, *args, **raw)
+
+    def _write_packed(self, game_id: str, value: bytes, entries: tuple[Entry, ...], meta_fields: int) -> str:
+        """Write the packed value, only if the stream is still `entries` and the meta is unchanged."""
+        stream, meta_key, _ = _keys(game_id)
+        keys = [stream, meta_key, _packed_key(game_id)]
+        args = [len(entries), *entries[-1], meta_fields, value]
+        return _text(self._call(self._write_packed_script, keys=keys, args=args))
 
     def _read_packed(self, game_id: str) -> bytes | None:
         value: bytes | None = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
@@ -341,22 +417,15 @@ class EventStore:
 
     def stored_game(self, game_id: str) -> StoredGame | None:
         """Everything stored of the game (packed or not), with the counts `delete` checks; None if none."""
-        stream, meta_key, _ = _keys(game_id)
-        meta = dict(self._call(self._redis.hgetall, meta_key))
-        entries = self._stream_entries(game_id) if meta else ()
-        value = self._read_packed(game_id)
-        if not meta and value is None:
-            return None
-        if not meta:
-            assert value is not None
-            packed = unpack(value)
+        found = self._read_game(game_id)  # one atomic read: packing cannot drop the stream between reads
+        meta, entries = found.meta, found.entries
+        if not (meta and entries) and found.packed is not None:
+            packed = unpack(found.packed)
             meta, entries = dict(packed.meta), packed.entries
-        raw_disputes = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
-        disputes = tuple((str(entry_id), dict(fields)) for entry_id, fields in raw_disputes)
-        stream_length = len(entries) if self._call(self._redis.exists, stream) else 0
-        meta_fields = int(self._call(self._redis.hlen, meta_key))
-        counts = (stream_length, meta_fields, len(value or b""), len(disputes))
-        return StoredGame(meta, tuple(entries), disputes, counts)
+        elif not meta:
+            return None
+        counts = (len(found.entries), len(found.meta), len(found.packed or b""), len(found.disputes))
+        return StoredGame(meta, entries, found.disputes, counts)
 
     def delete(self, game_id: str, stored: StoredGame) -> bool:
         """Delete every key of the game, only if it is still as `stored` says; True if it was deleted."""
@@ -368,7 +437,9 @@ class EventStore:
     def restore(
         self, game_id: str, meta: Mapping[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
     ) -> bool:
-        """Store a game back, packed, with its disputes (their ids as they were); False if it exists."""
+        """Store a game back, packed, with its disputes (their ids as they were); False if it exists.
+
+        All or nothing: RestoreRefused, and nothing written, when the disputes are not well-formed."""
         value = pack(meta, entries)
         args: list[Any] = [value]
         for dispute_id, fields in disputes:
@@ -376,7 +447,10 @@ class EventStore:
             args += [dispute_id, len(flat), *flat]
         stream, meta_key, _ = _keys(game_id)
         keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
-        return _text(self._call(self._restore, keys=keys, args=args)) == "ok"
+        outcome = _text(self._call(self._restore, keys=keys, args=args))
+        if outcome == "invalid":
+            raise RestoreRefused(f"game {game_id}: dispute ids are not `<n>-0` in increasing order, or not well-formed")
+        return outcome == "ok"
 
     def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
         """Store a dispute of `seat` as the game's next one; its entry id, or None when the seat
@@ -402,9 +476,12 @@ class EventStore:
         return [json.loads(text) for text in texts], packed
 
     def last_seq(self, game_id: str) -> int:
-        """The seq of the stream's last record; 0 when it has none."""
+        """The seq of the game's last record, packed or not; 0 when it has none."""
         entries = self._call(self._redis.xrevrange, _keys(game_id)[0], "+", "-", 1)
-        return int(str(entries[0][0]).partition("-")[0]) if entries else 0
+        if entries:
+            return int(str(entries[0][0]).partition("-")[0])
+        packed = self._packed(game_id)  # the stream is dropped only after the packed value is written
+        return int(packed.entries[-1][0].partition("-")[0]) if packed is not None and packed.entries else 0
 
     def read_blocking(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Records with seq > after; blocks up to block_ms until one exists (one XREAD, on the blocking client)."""
@@ -482,3 +559,8 @@ def _encode(records: list[dict[str, Any]]) -> list[str]:
 
 def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _text_pairs(flat: Sequence[Any]) -> list[tuple[str, str]]:
+    """A flat [field, value, ...] reply as (field, value) texts."""
+    return [(_text(flat[i]), _text(flat[i + 1])) for i in range(0, len(flat), 2)]

@@ -6,7 +6,10 @@
       Redis (all of its keys, disputes included; only if it did not change meanwhile).
   import PATH [PATH ...]
       Brings games back from such files (or every *.json.gz in a folder), packed, so that every
-      endpoint answers as before. A game that exists already is left alone.
+      endpoint answers as before. A game that exists already is left alone. A file is imported
+      only if its `private` part agrees with its record (the meta's creation facts, seed and nonce
+      are the record's; the stored entries are exactly the record's events; the disputes are
+      well-formed, in order); otherwise it is refused and nothing is written.
 
 Each file is the game's portable record, exactly as GET /v1/games/{id}/record gives it (so
 `python -m domain.verify <id>.json.gz` checks it), plus one member `private` that the record does not
@@ -19,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import re
+import string
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -32,14 +37,17 @@ from domain.verify import read_record, verify
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import NoDispatcher
-from service.storage.event_store import EventStore, StoredGame
+from service.storage.event_store import EventStore, RestoreRefused, StoredGame
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.packed_games import Entry, encode_record
 from service.storage.redis_clients import DEFAULT_REDIS_URL, connect
 
 PRIVATE_FORMAT = "cardtable-archive-private/1"
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+DISPUTE_ID = re.compile(r"^[1-9][0-9]{0,8}-0$")
 BATCH = 500
+META_REQUIRED = frozenset({"game", "seats", "tokens", "options", "seed", "seed_source", "decks", "created_at"})
+META_OPTIONAL = frozenset({"nonce", "rules_version", "turn_seconds"})  # absent in games made before them
 
 
 class Archive:
@@ -58,9 +66,11 @@ class Archive:
         folder.mkdir(parents=True, exist_ok=True)
         outcomes: dict[str, str] = {}
         while True:
-            skipped = sum(1 for outcome in outcomes.values() if outcome != "exported")
-            batch = self.index.finished_before(before.timestamp(), BATCH, offset=skipped)
-            batch = [game_id for game_id in batch if game_id not in outcomes]
+            # Exported and missing games have left the index, so only kept ones (or fewer, should the
+            # sweep take one out meanwhile) come before the games not seen yet: list from the start.
+            kept = sum(1 for outcome in outcomes.values() if outcome.startswith("kept"))
+            listed = self.index.finished_before(before.timestamp(), BATCH + kept)
+            batch = [game_id for game_id in listed if game_id not in outcomes]
             if not batch:
                 return outcomes
             for game_id in batch:
@@ -72,6 +82,8 @@ class Archive:
         if stored is None:
             self.index.forget(game_id)
             return "missing"
+        if not stored.entries:
+            return "kept: it has no stored events"
         record = self.history.record(game_id)
         if record["status"] != "finished":
             return "kept: still running"
@@ -83,6 +95,9 @@ class Archive:
         back = read_record(str(path))
         if back != json.loads(json.dumps(document)) or not verify(back).ok or _restorable(back) != _parts(stored):
             return "kept: the written file did not read back the same"
+        refusal = _refusal(record, *_parts(stored))
+        if refusal is not None:
+            return f"kept: its file would not import ({refusal})"
         if not self.store.delete(game_id, stored):
             return "kept: it changed while it was exported (export again)"
         self.index.forget(game_id)
@@ -103,8 +118,14 @@ class Archive:
         record = {key: value for key, value in document.items() if key != "private"}
         if record.get("status") != "finished" or not verify(record).ok:
             return game_id, "refused: the record does not verify"
-        if not self.store.restore(game_id, meta, entries, disputes):
-            return game_id, "kept: a game with this id exists already"
+        refusal = _refusal(record, meta, entries, disputes)
+        if refusal is not None:
+            return game_id, f"refused: {refusal}"
+        try:
+            if not self.store.restore(game_id, meta, entries, disputes):
+                return game_id, "kept: a game with this id exists already"
+        except RestoreRefused as error:
+            return game_id, f"refused: {error}"
         self.index.restored(game_id, epoch_of(record["events"][-1]["at"]))
         return game_id, "imported"
 
@@ -127,17 +148,94 @@ def _entries_of(events: Sequence[Any]) -> tuple[Entry, ...]:
 
 
 def _restorable(document: dict[str, Any]) -> tuple[dict[str, str], tuple[Entry, ...], tuple[tuple[str, Any], ...]]:
-    """Meta, entries and disputes of an archive file."""
+    """Meta, entries and disputes of an archive file; TypeError when one is not made of texts."""
     private = document["private"]
     if private.get("format") != PRIVATE_FORMAT:
         raise ValueError(f"its private part is not {PRIVATE_FORMAT}")
-    meta = {str(key): str(value) for key, value in private["meta"].items()}
+    meta = _texts(private["meta"], "its meta")
     if "entries" in private:
-        entries = tuple((str(entry_id), str(text)) for entry_id, text in private["entries"])
+        entries = tuple((_text(entry_id), _text(text)) for entry_id, text in private["entries"])
     else:
         entries = _entries_of(document["events"])
-    disputes = tuple((str(dispute_id), dict(fields)) for dispute_id, fields in private["disputes"])
+    disputes = tuple((_text(dispute_id), _texts(fields, "a dispute")) for dispute_id, fields in private["disputes"])
     return meta, entries, disputes
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not a text")
+    return value
+
+
+def _texts(mapping: Any, what: str) -> dict[str, str]:
+    if not isinstance(mapping, dict):
+        raise TypeError(f"{what} is not an object")
+    return {_text(key): _text(value) for key, value in mapping.items()}
+
+
+def _refusal(
+    record: dict[str, Any], meta: dict[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
+) -> str | None:
+    """Why the private part of an archive file does not fit its (verified) record; None when it fits."""
+    try:
+        return _meta_misfit(record, meta) or _entries_misfit(record, entries) or _disputes_misfit(record, disputes)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
+        return f"its private part is not well-formed ({error!r})"
+
+
+def _meta_misfit(record: dict[str, Any], meta: dict[str, str]) -> str | None:
+    """Why the meta does not state the record's creation facts; None when it does."""
+    if not META_REQUIRED <= meta.keys() <= META_REQUIRED | META_OPTIONAL:
+        return f"its meta has the fields {sorted(meta)}, not the game's creation facts"
+    seats = json.loads(meta["seats"])
+    tokens = json.loads(meta["tokens"])
+    stated = {
+        "game": meta["game"],
+        "seats": seats,
+        "options": json.loads(meta["options"]),
+        "seed": meta["seed"],
+        "nonce": meta.get("nonce"),
+        "rules_version": int(meta.get("rules_version", "1")),
+        "seed_source": meta["seed_source"],
+        "decks": json.loads(meta["decks"]),
+        "turn_seconds": int(meta["turn_seconds"]) if meta.get("turn_seconds") else None,
+        "created_at": meta["created_at"],
+    }
+    recorded = {**{key: record.get(key) for key in stated}, "rules_version": record.get("rules_version", 1)}
+    recorded["created_at"] = record["events"][0]["at"]
+    differ = sorted(key for key, value in stated.items() if value != recorded[key])
+    if differ:
+        return f"its meta does not state the record's {', '.join(differ)}"
+    humans = [isinstance(seat, dict) and seat.get("kind") == "human" for seat in seats]
+    if not isinstance(tokens, list) or [_is_digest(token) for token in tokens] != humans:
+        return "its meta does not hold one token digest for each human seat (and none for a bot)"
+    return None
+
+
+def _is_digest(token: Any) -> bool:
+    return isinstance(token, str) and len(token) == 64 and set(token) <= set(string.hexdigits.lower())
+
+
+def _entries_misfit(record: dict[str, Any], entries: Sequence[Entry]) -> str | None:
+    """Why the stored entries are not exactly the record's events; None when they are."""
+    ids = [entry_id for entry_id, _ in entries]
+    if ids != [f"{seq}-0" for seq in range(1, len(record["events"]) + 1)]:
+        return "its entries are not numbered 1 to the record's last event"
+    if [json.loads(text) for _, text in entries] != record["events"]:
+        return "its entries are not the record's events"
+    return None
+
+
+def _disputes_misfit(record: dict[str, Any], disputes: Sequence[tuple[str, Any]]) -> str | None:
+    """Why the disputes are not well-formed (ids `<n>-0` increasing; a seat and a dispute object each)."""
+    numbers = [int(dispute_id.partition("-")[0]) for dispute_id, _ in disputes if DISPUTE_ID.match(dispute_id)]
+    if len(numbers) != len(disputes) or any(a >= b for a, b in itertools.pairwise(numbers)):
+        return "its dispute ids are not `<n>-0` in increasing order"
+    seats = {str(seat) for seat in range(len(record["seats"]))}
+    for dispute_id, fields in disputes:
+        if fields.keys() != {"s", "d"} or fields["s"] not in seats or not isinstance(json.loads(fields["d"]), dict):
+            return f"its dispute {dispute_id} is not a seat's dispute"
+    return None
 
 
 def _parts(stored: StoredGame) -> tuple[dict[str, str], tuple[Entry, ...], tuple[tuple[str, Any], ...]]:

@@ -1,0 +1,247 @@
+"""Races of packing, export and import (issue 28, items 2, 3, 4, 5 and 10), on fakeredis.
+
+Each race is forced by a client hook (tests/service/storage_races.py), never left to chance;
+tests/integration/test_storage_races_redis.py runs the races of items 2, 3 and 4 on a real redis-server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import flask
+import pytest
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.storage.game_index import FINISHED_KEY
+from service.upkeep.archive import Archive
+from tests.conftest import RecordingDispatcher, create_golf
+from tests.service.sse import SseReader, events_of
+from tests.service.storage_races import (
+    TWO_BOTS,
+    HookedFakeRedis,
+    events,
+    exported_while_it_is_packed,
+    finished_game,
+    game_keys,
+    packing_right_after_the_exports_first_read,
+    read_file,
+    restore_with_disputes_out_of_order,
+    store_of,
+    write_file,
+)
+
+
+@pytest.fixture
+def fake_redis() -> HookedFakeRedis:
+    return HookedFakeRedis(decode_responses=True)
+
+
+@pytest.fixture
+def app(fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher) -> Iterator[flask.Flask]:
+    """The app with short heartbeats (a stream that does not end shows as heartbeats, not as a hang)."""
+    settings = {"TESTING": True, "STREAM_HEARTBEAT_SECONDS": 0.02}
+    application = create_app(settings, redis_client=fake_redis, dispatcher=dispatcher)
+    dispatcher.service = application.extensions["games"]
+    yield application
+
+
+def test_packing_right_after_the_exports_first_read_loses_no_event(
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+) -> None:
+    packing_right_after_the_exports_first_read(client, app, fake_redis, dispatcher, tmp_path)
+
+
+def test_a_game_exported_while_it_is_packed_stays_deleted(
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+) -> None:
+    exported_while_it_is_packed(client, app, fake_redis, dispatcher, tmp_path)
+
+
+# ---------------------------------------------------------------- item 5: the live stream of a packed game
+
+
+def test_the_live_stream_of_a_packed_game_ends_after_its_last_event(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher
+) -> None:
+    game_id = finished_game(client, app, dispatcher)
+    before = events(client, game_id)
+    assert store_of(app).compact(game_id) == "packed"
+
+    reader = SseReader(client.get(f"/v1/games/{game_id}/stream?after=0", buffered=False))
+    messages = []
+    for _ in range(len(before) + 3):  # every event, then the end; heartbeats instead would be a stream that never ends
+        message = reader.next()
+        if message is None:
+            break
+        messages.append(message)
+    assert events_of(messages) == before
+    assert reader.next() is None, "the stream did not end after the game's last event"
+
+
+def test_a_packed_game_gives_its_last_seq(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher
+) -> None:
+    game_id = finished_game(client, app, dispatcher)
+    last = events(client, game_id)[-1]["seq"]
+    store = store_of(app)
+    assert store.last_seq(game_id) == last
+    assert store.compact(game_id) == "packed"
+    assert store.last_seq(game_id) == last
+    assert store.last_seq("no-such-game") == 0
+
+
+# ---------------------------------------------------------------- item 10: export paging
+
+
+def test_export_pages_past_games_that_were_missing(
+    client: FlaskClient,
+    app: flask.Flask,
+    fake_redis: HookedFakeRedis,
+    dispatcher: RecordingDispatcher,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two finished games the index lists but the store no longer holds come first, in a page of two:
+    removing them must not push the next page past the stored games."""
+    monkeypatch.setattr("service.upkeep.archive.BATCH", 2)
+    games = [finished_game(client, app, dispatcher) for _ in range(3)]
+    fake_redis.zadd(FINISHED_KEY, {"gone-1": 1, "gone-2": 2})  # the oldest
+    archive = Archive(app.extensions["games"])
+
+    outcomes = archive.export(datetime.now(UTC) + timedelta(days=1), tmp_path)
+
+    assert outcomes == {"gone-1": "missing", "gone-2": "missing", **{game_id: "exported" for game_id in games}}
+    assert fake_redis.zcard(FINISHED_KEY) == 0
+
+
+# ---------------------------------------------------------------- item 4: import checks what it stores
+
+
+def tamper_meta(field: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(private: dict[str, Any]) -> None:
+        private["meta"][field] = value
+
+    return change
+
+
+def seed_of_another_game(private: dict[str, Any]) -> None:
+    private["meta"]["seed"] = private["meta"]["seed"] + "x"
+
+
+def options_changed(private: dict[str, Any]) -> None:
+    options = json.loads(private["meta"]["options"])
+    private["meta"]["options"] = json.dumps({**options, "rounds": options["rounds"] + 1})
+
+
+def entries_of_other_events(document: dict[str, Any]) -> None:
+    events = [dict(event) for event in document["events"]]
+    events[-1] = {**events[-1], "at": "2000-01-01T00:00:00Z"}
+    document["private"]["entries"] = [[f"{seq}-0", json.dumps(event)] for seq, event in enumerate(events, start=1)]
+
+
+def entries_one_short(document: dict[str, Any]) -> None:
+    events = document["events"][:-1]
+    document["private"]["entries"] = [[f"{seq}-0", json.dumps(event)] for seq, event in enumerate(events, start=1)]
+
+
+def disputes_reversed(private: dict[str, Any]) -> None:
+    private["disputes"].reverse()
+
+
+def dispute_of_no_seat(private: dict[str, Any]) -> None:
+    private["disputes"][0][1]["s"] = "7"
+
+
+def dispute_id_of_another_form(private: dict[str, Any]) -> None:
+    private["disputes"][0][0] = "1-5"
+
+
+PRIVATE_TAMPERINGS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "seed": seed_of_another_game,
+    "nonce": tamper_meta("nonce", "0" * 32),
+    "options": options_changed,
+    "game": tamper_meta("game", "switch"),
+    "created_at": tamper_meta("created_at", "2000-01-01T00:00:00Z"),
+    "seats": tamper_meta("seats", json.dumps([{"seat": 0, "kind": "bot", "name": "X"}])),
+    "seats not a text": tamper_meta("seats", [{"seat": 0, "kind": "human", "name": "Ana"}]),
+    "tokens": tamper_meta("tokens", json.dumps(["not a digest", None])),
+    "an unknown field": tamper_meta("admin", "yes"),
+    "disputes out of order": disputes_reversed,
+    "a dispute of no seat": dispute_of_no_seat,
+    "a dispute id of another form": dispute_id_of_another_form,
+}
+DOCUMENT_TAMPERINGS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "entries of other events": entries_of_other_events,
+    "entries one short": entries_one_short,
+}
+
+
+@pytest.fixture
+def exported_file(client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, tmp_path: Path) -> Path:
+    """The archive file of a finished game of a person (two disputes) and a bot; the game is gone from Redis."""
+    game_id = finished_game(client, app, dispatcher, with_a_person=True)
+    assert Archive(app.extensions["games"]).export_game(game_id, tmp_path) == "exported"
+    assert len(read_file(tmp_path / f"{game_id}.json.gz")["private"]["disputes"]) == 2
+    return tmp_path / f"{game_id}.json.gz"
+
+
+@pytest.mark.parametrize("tampering", [*PRIVATE_TAMPERINGS, *DOCUMENT_TAMPERINGS])
+def test_import_refuses_a_private_part_that_does_not_fit_the_record_and_writes_nothing(
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, exported_file: Path, tampering: str
+) -> None:
+    document = read_file(exported_file)
+    game_id = document["id"]
+    if tampering in PRIVATE_TAMPERINGS:
+        PRIVATE_TAMPERINGS[tampering](document["private"])
+    else:
+        DOCUMENT_TAMPERINGS[tampering](document)
+    tampered = exported_file.with_name("tampered.json.gz")
+    write_file(tampered, document)
+    archive = Archive(app.extensions["games"])
+
+    _, outcome = archive.import_file(tampered)
+
+    assert outcome.startswith("refused: "), outcome
+    assert game_keys(fake_redis, game_id) == []
+    assert fake_redis.zscore(FINISHED_KEY, game_id) is None
+    assert client.get(f"/v1/games/{game_id}").status_code == 404
+    assert archive.import_file(exported_file) == (game_id, "imported")  # the file as exported still imports
+
+
+def test_restore_writes_nothing_when_the_disputes_are_out_of_order(
+    app: flask.Flask, fake_redis: HookedFakeRedis
+) -> None:
+    restore_with_disputes_out_of_order(app, fake_redis, "g1")
+
+
+def test_export_pages_past_a_kept_game_the_sweep_takes_out_of_the_index(
+    client: FlaskClient,
+    app: flask.Flask,
+    fake_redis: HookedFakeRedis,
+    dispatcher: RecordingDispatcher,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A running game listed as finished (its final append lost) is kept by the export; the sweep
+    takes it out of the index right after: the next page must not start past a stored game."""
+    monkeypatch.setattr("service.upkeep.archive.BATCH", 2)
+    running = create_golf(client, seats=[{"kind": "human", "name": "Ana"}, TWO_BOTS[0]])["id"]
+    fake_redis.zadd(FINISHED_KEY, {running: 1})  # the oldest
+    games = [finished_game(client, app, dispatcher) for _ in range(3)]
+    archive = Archive(app.extensions["games"])
+    export_game = archive.export_game
+
+    def export_then_sweep(game_id: str, folder: Path) -> str:
+        outcome = export_game(game_id, folder)
+        if game_id == running:
+            app.extensions["games"].index.not_finished(running)  # what the lifecycle sweep does with it
+        return outcome
+
+    archive.export_game = export_then_sweep  # type: ignore[method-assign]
+    outcomes = archive.export(datetime.now(UTC) + timedelta(days=1), tmp_path)
+
+    assert outcomes == {running: "kept: still running", **{game_id: "exported" for game_id in games}}
