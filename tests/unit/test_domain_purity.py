@@ -1,4 +1,4 @@
-"""domain/ imports only the standard library and itself; no clock or unseeded randomness (ARCHITECTURE.md)."""
+"""domain/ imports only the standard library and itself; no clock or unseeded randomness (docs/design.md)."""
 
 from __future__ import annotations
 
