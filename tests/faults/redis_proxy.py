@@ -109,6 +109,11 @@ class FaultPlan:
             self._faulted.discard(digest)
             self.injected[(rule.command.upper(), rule.fault)] -= 1
 
+    def used(self, rule: Rule) -> int:
+        """How many commands `rule` faulted so far."""
+        with self._lock:
+            return self._used[self.rules.index(rule)]
+
     def count(self, fault: Fault) -> int:
         """How many faults of this kind were injected so far."""
         with self._lock:
