@@ -11,7 +11,7 @@ import pytest
 import redis
 from redis.backoff import NoBackoff
 
-from service.connections import ReadRetry, sent_once
+from service.connections import ReadRetry, redis_clients, sent_once
 from service.packing import encode_record
 from service.store import RESENDS, EventStore, GameExists, StoreUnavailable
 from tests.service.helpers import stream_entries
@@ -150,3 +150,12 @@ def test_the_driver_retries_reads_but_not_what_is_sent_once() -> None:
     assert retry.get_retries() == 1
     with sent_once():
         assert retry.get_retries() == 0  # what a cluster client asks before its own resends
+
+
+def test_the_service_clients_retry_reads_only() -> None:
+    """The store's and the long-poll's clients (built without connecting) carry ReadRetry."""
+    store, blocking, _ = redis_clients("redis://127.0.0.1:1/0")
+    for client in (store, blocking):
+        assert isinstance(client, redis.Redis)
+        retry = client.connection_pool.connection_kwargs["retry"]
+        assert isinstance(retry, ReadRetry) and retry.get_retries() == 1
