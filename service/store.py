@@ -251,13 +251,14 @@ class EventStore:
 
         Never resent blindly (service/connections.py's sent_once): when the reply is lost, the same
         create is sent again, and an `exists` that names this create's own nonce (meta `nonce`, drawn
-        for every game) means the first one landed.
+        for every game) means the first one landed. Without a nonce the unknown outcome is StoreUnavailable.
         """
         stream, meta_key, _ = _keys(game_id)
         flat = [item for pair in meta.items() for item in pair]
         keys = [stream, meta_key, _packed_key(game_id)]
-        outcome, nonce, _ = self._run_until_known(self._create, keys, [len(flat), *flat, *_encode(records)], True)
-        if outcome == "exists" and not (nonce and nonce == meta.get("nonce")):
+        mine = meta.get("nonce", "")  # without one, a resend could not tell this create from a clash
+        outcome, nonce, _ = self._run_until_known(self._create, keys, [len(flat), *flat, *_encode(records)], bool(mine))
+        if outcome == "exists" and not (mine and nonce == mine):
             raise GameExists(game_id)
 
     def meta(self, game_id: str) -> dict[str, str] | None:

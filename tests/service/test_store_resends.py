@@ -69,6 +69,14 @@ def test_a_create_whose_reply_is_lost_is_its_own_not_a_clash(
         store.create("h", {"game": "golf"}, [record(1)])
 
 
+def test_a_create_without_a_nonce_is_never_resent(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    lost = LostReplies(store._create, 1)
+    monkeypatch.setattr(store, "_create", lost)
+    with pytest.raises(StoreUnavailable):
+        store.create("h", {"game": "golf"}, [record(1)])
+    assert lost.calls == 1
+
+
 @pytest.mark.parametrize("packed", [False, True], ids=["idem-dropped", "packed"])
 def test_an_append_resent_after_its_idempotency_field_is_gone_is_found_in_the_stream(
     store: EventStore, client: fakeredis.FakeRedis, packed: bool, monkeypatch: pytest.MonkeyPatch
