@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import fakeredis
+import gevent
 import pytest
 import redis
+from gevent.event import Event
 from redis.backoff import NoBackoff
 
 from service.connections import ReadRetry, redis_clients, sent_once
@@ -167,3 +169,25 @@ def test_the_service_clients_retry_reads_only() -> None:
         assert isinstance(client, redis.Redis)
         retry = client.connection_pool.connection_kwargs["retry"]
         assert isinstance(retry, ReadRetry) and retry.get_retries() == 1
+
+
+def test_sent_once_holds_only_for_its_own_greenlet() -> None:
+    """Under gunicorn's gevent worker (make run) requests are greenlets of one thread: one request's
+    script must not take the driver's retry from another's read."""
+    entered, checked = Event(), Event()
+    seen: list[int] = []
+    retry = ReadRetry(NoBackoff(), 1)
+
+    def writing() -> None:
+        with sent_once():
+            entered.set()
+            checked.wait()
+            seen.append(retry.get_retries())
+
+    def reading() -> None:
+        entered.wait()
+        seen.append(retry.get_retries())
+        checked.set()
+
+    gevent.joinall([gevent.spawn(writing), gevent.spawn(reading)])
+    assert seen == [1, 0]
