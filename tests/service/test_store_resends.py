@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import fakeredis
-import gevent
+import gevent  # type: ignore[import-untyped]
 import pytest
 import redis
-from gevent.event import Event
+from gevent.event import Event  # type: ignore[import-untyped]
 from redis.backoff import NoBackoff
 
 from service.connections import ReadRetry, redis_clients, sent_once
