@@ -23,7 +23,7 @@ from service.api.problems import ApiError, from_domain, not_found, version_confl
 from service.play.due_turns import CHAIN_SECONDS, CHAIN_TURNS, BotTurns, effective_think_ms, think_ms_max_from_env
 from service.play.job_queue import BotDispatcher
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat
-from service.storage.event_store import EventStore, GameExists, StoreUnavailable
+from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.snapshots import SnapshotCache
 
@@ -33,6 +33,7 @@ CACHE_SIZE = 2048
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
+INTERNAL_FIELD_PREFIX = "~"  # idempotency fields the service makes (a client's start with its seat)
 
 
 def utc_now() -> str:
@@ -341,6 +342,7 @@ class GameService:
         current: LoadedGame | None = None,
     ) -> dict[str, Any]:
         usable = current is not None and current.id == game_id and expected_version in (None, current.version)
+        field = idem[0] if idem else internal_idempotency_field()
         for attempt in range(RETRIES_WITHOUT_VERSION):
             loaded = current if attempt == 0 and usable and current is not None else self.load(game_id)
             if expected_version is not None and expected_version != loaded.version:
@@ -351,12 +353,13 @@ class GameService:
                 if loaded is current and self.load(game_id).version != loaded.version:
                     continue  # the caller's copy was behind: decide again on the game as it is now
                 raise
-            stored = json.dumps({"body": idem[1], "response": response}) if idem else ""
+            # a client's key keeps the whole answer (a retry replays it); an internal one only the version
+            stored = json.dumps({"body": idem[1], "response": response}) if idem else str(new.version)
             if schedule_bots:
                 self.bots.note_waiting(new)
             self._note_ending(new, response["events"])
-            result = self.store.append(game_id, loaded.version, response["events"], (idem[0], stored) if idem else None)
-            if result.outcome == "ok":
+            result = self.store.append(game_id, loaded.version, response["events"], (field, stored))
+            if _applied(result, stored):
                 self._ended(new)
                 self._remember(new)
                 self.snapshots.keep_crossing(loaded.version, new.id, new.snap, new.last_hash)
@@ -420,8 +423,9 @@ class GameService:
         records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock())
         new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
         self._note_ending(new, records)
-        result = self.store.append(game_id, loaded.version, records)
-        if result.outcome != "ok":
+        stored = str(new.version)
+        result = self.store.append(game_id, loaded.version, records, (internal_idempotency_field(), stored))
+        if not _applied(result, stored):
             raise version_conflict(loaded.version, result.version)
         self._ended(new)
         self._remember(new)
@@ -448,6 +452,19 @@ class GameService:
     ) -> str:
         """Play the bot turn due at `version` and the bot turns right after it (BotTurns.play_chain)."""
         return self.bots.play_chain(self, game_id, version, max_turns, max_seconds, due_at)
+
+
+def internal_idempotency_field() -> str:
+    """An append's own idempotency field, made once per action that brings no Idempotency-Key: it makes
+    the append safe to resend when its reply is lost (service/storage/event_store.py). `~` keeps it apart from a
+    client's fields (`<seat>:<key>`)."""
+    return f"{INTERNAL_FIELD_PREFIX}{secrets.token_hex(8)}"
+
+
+def _applied(result: AppendResult, stored: str) -> bool:
+    """This append was applied: `ok`, or `duplicate` of its own field and value (a resend after the
+    first call's reply was lost)."""
+    return result.outcome == "ok" or (result.outcome == "duplicate" and result.prior == stored)
 
 
 def _damaged(game_id: str, version: int, error: Exception) -> ApiError:

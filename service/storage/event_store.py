@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,12 +37,13 @@ from redis.exceptions import ClusterError, SlotNotCoveredError
 
 from service.ops import metrics
 from service.storage.packed_games import Entry, Packed, encode_record, pack, unpack
-from service.storage.redis_clients import StoreClient
+from service.storage.redis_clients import StoreClient, sent_once
 
 # KEYS: stream, meta hash, packed. ARGV: number of meta items, meta field/value pairs..., records...
+# An id in use answers `exists` with that game's nonce: a resend can tell its own create from a clash.
 _CREATE = """
 if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then
-  return {'exists', '0'}
+  return {'exists', redis.call('HGET', KEYS[2], 'nonce') or ''}
 end
 local items = tonumber(ARGV[1])
 for i = 2, items, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
@@ -181,6 +183,8 @@ UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, ClusterError, SlotNotC
 
 
 GAME_COUNTS_KEY = "stats:games"
+RESENDS = 2  # times a create or an append whose outcome is unknown is sent again (safely) before a 503
+RESEND_PAUSE_SECONDS = 0.05  # before the first resend; doubled for each next one
 
 
 def store_call(function: Any, *args: Any, **kwargs: Any) -> Any:
@@ -296,12 +300,18 @@ class EventStore:
             return False
 
     def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
-        """Store a new game's meta and its first records in one atomic step."""
+        """Store a new game's meta and its first records in one atomic step; GameExists if the id is taken.
+
+        Never resent blindly (service/storage/redis_clients.py's sent_once): when the reply is lost, the same
+        create is sent again, and an `exists` that names this create's own nonce (meta `nonce`, drawn
+        for every game) means the first one landed. Without a nonce the unknown outcome is StoreUnavailable.
+        """
         stream, meta_key, _ = _keys(game_id)
         flat = [item for pair in meta.items() for item in pair]
         keys = [stream, meta_key, _packed_key(game_id)]
-        outcome, _ = self._run(self._create, keys, [len(flat), *flat, *_encode(records)])
-        if outcome == "exists":
+        mine = meta.get("nonce", "")  # without one, a resend could not tell this create from a clash
+        outcome, nonce, _ = self._run_until_known(self._create, keys, [len(flat), *flat, *_encode(records)], bool(mine))
+        if outcome == "exists" and not (mine and nonce == mine):
             raise GameExists(game_id)
 
     def meta(self, game_id: str) -> dict[str, str] | None:
@@ -523,14 +533,44 @@ class EventStore:
         records: list[dict[str, Any]],
         idempotency: tuple[str, str] | None = None,
     ) -> AppendResult:
-        """Append records only if the stream is still at expected_version (atomic in Redis)."""
+        """Append records only if the stream is still at expected_version (atomic in Redis).
+
+        `idempotency`: (field, value) kept in the game's idem hash with the append; a later append
+        with that field is not applied and answers `duplicate` with the value. Never resent blindly:
+        when the reply is lost (the script may have run), an append with a field is sent again as it
+        was, which answers `duplicate` if the first one was applied; a `conflict` then is checked
+        against the stream too (packing drops the idem hash): this append's first record there means
+        it was applied. Without a field the unknown outcome is StoreUnavailable.
+        """
         stream, _, idem_key = _keys(game_id)
         field, value = idempotency or ("", "")
         args = [expected_version, field, value, *_encode(records)]
-        outcome, detail = self._run(self._append, [stream, idem_key], args)
+        outcome, detail, resent = self._run_until_known(self._append, [stream, idem_key], args, bool(field))
+        if outcome == "conflict" and resent and self._applied_at(game_id, expected_version, records):
+            return AppendResult("duplicate", prior=value)  # resent after its reply was lost, and packed since
         if outcome == "duplicate":
             return AppendResult("duplicate", prior=detail)
         return AppendResult(outcome, int(detail))
+
+    def _applied_at(self, game_id: str, version: int, records: list[dict[str, Any]]) -> bool:
+        """Whether the game's record after `version` is the first of `records` (same hash)."""
+        texts = self._texts(game_id, version, 1)[0]
+        return bool(texts) and bool(records) and json.loads(texts[0]).get("hash") == records[0].get("hash")
+
+    def _run_until_known(
+        self, script: Any, keys: list[str], args: list[Any], resendable: bool
+    ) -> tuple[str, str, bool]:
+        """Run a write script once; if its outcome is unknown (the connection failed on the way) and
+        it is `resendable` (the same script again cannot apply it twice), send it again, up to RESENDS
+        times. Its reply, and whether it was resent; StoreUnavailable when no reply came."""
+        pause = RESEND_PAUSE_SECONDS
+        for attempt in range(RESENDS if resendable else 0):
+            try:
+                return (*self._run(script, keys, args), attempt > 0)
+            except StoreUnavailable:
+                time.sleep(pause)
+                pause *= 2
+        return (*self._run(script, keys, args), resendable)
 
     def idempotent_answer(self, game_id: str, field: str) -> str | None:
         """The stored answer for an Idempotency-Key field, if any."""
@@ -547,7 +587,9 @@ class EventStore:
         return {_text(key): int(value) for key, value in counts.items()}
 
     def _run(self, script: Any, keys: list[str], args: list[Any]) -> tuple[str, str]:
-        reply = self._call(script, keys=keys, args=args)
+        """Run a write script, sent once (a lost reply is the caller's to resolve, not the driver's)."""
+        with sent_once():
+            reply = self._call(script, keys=keys, args=args)
         return _text(reply[0]), _text(reply[1])
 
     _call = staticmethod(store_call)

@@ -16,7 +16,10 @@ the job to another list; a cluster refuses any of these when the keys hash to di
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit
 
 import redis
@@ -24,12 +27,60 @@ from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+Result = TypeVar("Result")
 StoreClient: TypeAlias = redis.Redis | RedisCluster
 DEFAULT_REDIS_URL = "redis://localhost:6379/0"
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 POOL_SIZE = 64  # connections a process keeps to one Redis for its requests
 POOL_WAIT_SECONDS = 5.0
 READER_POOL_SIZE = 10_000  # blocking reads: one per game followed in the process (service/api/followers.py)
+
+
+_SENT_ONCE: ContextVar[bool] = ContextVar("sent_once", default=False)
+
+
+@contextmanager
+def sent_once() -> Iterator[None]:
+    """Inside: a command that fails on the way (connection cut, timeout) is not sent again by the
+    driver. For writes that are not safe to repeat (the store's scripts): when the reply is lost, the
+    command may have run, so the caller reads back (or resends with an idempotency field) itself."""
+    token = _SENT_ONCE.set(True)
+    try:
+        yield
+    finally:
+        _SENT_ONCE.reset(token)
+
+
+class ReadRetry(Retry):
+    """redis-py's Retry, except inside `sent_once()`, where nothing is retried.
+
+    redis-py resends any command after a connection error or a timeout (on one Redis in the
+    connection's retry, on a cluster in the client's loop, which asks `get_retries`), a script that
+    ran and lost only its reply included. Reads stay resilient; the store's writes are sent once.
+    """
+
+    def get_retries(self) -> int:
+        """No retries inside `sent_once()`."""
+        return 0 if _SENT_ONCE.get() else super().get_retries()
+
+    def call_with_retry(
+        self,
+        do: Callable[[], Result],
+        fail: Callable[..., Any],
+        is_retryable: Callable[[Exception], bool] | None = None,
+        with_failure_count: bool = False,
+    ) -> Result:
+        """`do()`, retried on a connection error or a timeout unless inside `sent_once()`."""
+        if not _SENT_ONCE.get():
+            return super().call_with_retry(do, fail, is_retryable, with_failure_count)
+        try:
+            return do()
+        except self._supported_errors as error:
+            if with_failure_count:
+                fail(error, 1)  # drops the broken connection, as after any failure
+            else:
+                fail(error)
+            raise
 
 
 class RedisSettingsError(ValueError):
@@ -81,7 +132,8 @@ def redis_clients(url: str, queue_url: str | None = None) -> tuple[StoreClient, 
     common: dict[str, Any] = {
         "socket_connect_timeout": 2,
         "health_check_interval": 15,
-        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 1),  # fail fast: a 503 beats a hung client
+        # fail fast: a 503 beats a hung client; reads are retried once, the store's scripts never (sent_once)
+        "retry": ReadRetry(ExponentialBackoff(cap=0.2, base=0.05), 1),
     }
     store = connect(url, decode_responses=True, socket_timeout=5, **common)
     blocking = connect(url, READER_POOL_SIZE, decode_responses=True, socket_timeout=40, **common)
