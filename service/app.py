@@ -23,8 +23,9 @@ from service.api import stream_routes as live
 from service.api import web_page as web
 from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.api.followers import Watchers
-from service.api.problems import ApiError, store_unavailable
+from service.api.problems import ApiError, problem_body, problem_for, store_unavailable
 from service.ops import logs, metrics
+from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import BotDispatcher, RQDispatcher
@@ -93,7 +94,7 @@ def create_app(
     service = GameService(store, dispatcher)
     app.extensions["games"] = service
     per_seat = app.config.get("DISPUTES_PER_SEAT", os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT))
-    app.extensions["history"] = GameHistory(service, int(per_seat))
+    app.extensions["history"] = GameHistory(service, int(per_seat), problem_body)
     app.extensions["watchers"] = Watchers(store)
     ratelimit.init_app(app, store_client)
     depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
@@ -127,6 +128,10 @@ def _register_errors(app: flask.Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(error: ApiError) -> flask.Response:
         return problem_response(error)
+
+    @app.errorhandler(PlayError)
+    def _refused(error: PlayError) -> flask.Response:
+        return problem_response(problem_for(error))
 
     @app.errorhandler(StoreUnavailable)
     def _store_down(error: StoreUnavailable) -> flask.Response:

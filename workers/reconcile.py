@@ -36,8 +36,8 @@ import redis
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service.api.problems import ApiError
 from service.ops import metrics
+from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.job_queue import BOT_QUEUE, RQDispatcher, bot_job_id, queue_for, timeout_job_id
 from service.upkeep.lifecycle import Lifecycle, SweepOutcome
@@ -74,10 +74,8 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
     """What the game waits for at its current version; None when there is no such game."""
     try:
         loaded = service.load(game_id)
-    except ApiError as error:
-        if error.status == 404:
-            return None
-        raise
+    except GameNotFound:
+        return None
     bot = loaded.bot_to_act()
     return Waiting(
         loaded.version,

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.errors import DomainError, InvalidInput, RuleViolation
+from service.play.errors import (
+    EventOutOfRange,
+    GameNotFound,
+    IdempotencyKeyReused,
+    InvalidRequest,
+    NoGameId,
+    PlayError,
+    RuleViolation,
+    StreamDamaged,
+    TooManyDisputes,
+    Unauthorized,
+    VersionConflict,
+)
 
 PROBLEM_TYPE_BASE = "https://cardtable.invalid/problems/"
 TITLES = {
@@ -54,27 +66,35 @@ class ApiError(Exception):
         return problem
 
 
-def from_domain(error: DomainError) -> ApiError:
-    """400 for malformed input, 422 for what the rules refuse."""
-    if isinstance(error, RuleViolation):
-        return ApiError(422, error.code, error.detail, error.rule)
-    assert isinstance(error, InvalidInput)
-    return ApiError(400, error.code, error.detail, error.rule)
+STATUS_OF: dict[type[PlayError], int] = {
+    InvalidRequest: 400,
+    Unauthorized: 401,
+    GameNotFound: 404,
+    VersionConflict: 409,
+    RuleViolation: 422,
+    EventOutOfRange: 422,
+    TooManyDisputes: 422,
+    IdempotencyKeyReused: 422,
+    StreamDamaged: 500,
+    NoGameId: 503,
+}
+"""The one place the play layer's refusals meet HTTP: each class's status."""
 
 
-def not_found(game_id: str) -> ApiError:
-    """404 for an unknown game id."""
-    return ApiError(404, "game_not_found", f"no game with id {game_id!r}")
+def status_of(kind: type[PlayError]) -> int:
+    """The status of a refusal class (or of the nearest class above it in STATUS_OF); 500 for none."""
+    return next((STATUS_OF[cls] for cls in kind.__mro__ if cls in STATUS_OF), 500)
 
 
-def version_conflict(expected: int, current: int) -> ApiError:
-    """409 when the caller's version is no longer current."""
-    return ApiError(
-        409,
-        "version_conflict",
-        f"expected version {expected}, but the game is at version {current}",
-        headers={"ETag": f'"{current}"'},
-    )
+def problem_for(error: PlayError) -> ApiError:
+    """A refusal of the play layer as its problem: status, code, detail, rule; a 409's ETag."""
+    headers = {"ETag": f'"{error.current}"'} if isinstance(error, VersionConflict) else None
+    return ApiError(status_of(type(error)), error.code, error.detail, error.rule, headers)
+
+
+def problem_body(error: PlayError) -> dict[str, Any]:
+    """The problem+json document of a refusal (stored in a dispute's view of a step that does not replay)."""
+    return problem_for(error).body()
 
 
 def store_unavailable() -> ApiError:

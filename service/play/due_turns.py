@@ -20,8 +20,8 @@ from typing import Any, Protocol
 from domain import engine
 from domain.bots import choose_action
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE, budget_for
-from service.api.problems import ApiError
 from service.ops import metrics
+from service.play.errors import VersionConflict
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
 from service.play.loaded_game import LoadedGame
 
@@ -178,9 +178,7 @@ class BotTurns:
                     answer = commands.submit(
                         game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False, loaded=loaded
                     )
-                except ApiError as error:
-                    if error.status != 409:
-                        raise
+                except VersionConflict:
                     # someone else appended at this version and scheduled what follows
                     return "played" if played else "conflict"
                 played += 1

@@ -9,7 +9,7 @@ from typing import Any
 
 from domain import engine
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
-from service.api.problems import ApiError
+from service.play.errors import EventOutOfRange, PlayError, TooManyDisputes
 from service.play.game_service import GameService, LoadedGame
 
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
@@ -20,10 +20,18 @@ DISPUTES_PAGE_MAX = 200  # ... and at most
 class GameHistory:
     """Replays, records, audits and disputes of stored games."""
 
-    def __init__(self, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        disputes_per_seat: int = DISPUTES_PER_SEAT,
+        describe_error: Callable[[PlayError], dict[str, Any]] | None = None,
+    ) -> None:
+        """`describe_error`: a step's view that does not replay, as a dispute lists it (the API's problem
+        document, service/api/problems.py); without it, listing such a dispute raises the error."""
         self.games = games
         self.store = games.store
         self.disputes_per_seat = disputes_per_seat
+        self.describe_error = describe_error
 
     # ------------------------------------------------------------ replay
 
@@ -35,7 +43,7 @@ class GameHistory:
         seat = self.games.seat_for_token(loaded, token) if token else None
         at = loaded.version if at is None else at
         if not 1 <= at <= loaded.version:
-            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {loaded.version}, not {at}")
+            raise EventOutOfRange(loaded.version, at)
         return {"at": at, **self._view_at(loaded, at, seat, loaded.snap.finished)}
 
     def _view_at(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
@@ -122,7 +130,7 @@ class GameHistory:
             raise self._too_many()
         records = [_parse(text) for text in self.store.read_raw(game_id)]
         if not 1 <= seq <= len(records):
-            raise ApiError(422, "event_out_of_range", f"this game has events 1 to {len(records)}, not {seq}")
+            raise EventOutOfRange(len(records), seq)
         verdict = self._audit(header, records)
         bad = verdict["first_bad_seq"]
         game, finished = self._game_and_status(header)
@@ -140,10 +148,8 @@ class GameHistory:
             raise self._too_many()
         return {"id": dispute_id, "number": _number(dispute_id), **dispute}
 
-    def _too_many(self) -> ApiError:
-        return ApiError(
-            422, "too_many_disputes", f"a seat may file at most {self.disputes_per_seat} disputes in a game"
-        )
+    def _too_many(self) -> TooManyDisputes:
+        return TooManyDisputes(self.disputes_per_seat)
 
     def disputes(self, game_id: str, token: str | None, after: int = 0, limit: int = DISPUTES_PAGE) -> dict[str, Any]:
         """A page of the game's disputes: those numbered after `after`, at most `limit`, each with
@@ -196,7 +202,7 @@ class GameHistory:
         running (it shows no hidden card) and its views are folded from its header."""
         try:
             loaded = self.games.load(header.id)
-        except ApiError:
+        except PlayError:
             return header, False
         return loaded, bool(loaded.snap.finished)
 
@@ -207,8 +213,10 @@ class GameHistory:
     def _view_or_error(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
         try:
             return self._view_at(game, at, seat, finished)
-        except ApiError as error:
-            return {"error": error.body()}
+        except PlayError as error:
+            if self.describe_error is None:
+                raise
+            return {"error": self.describe_error(error)}
 
 
 def _number(dispute_id: str) -> int:

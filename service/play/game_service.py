@@ -19,8 +19,18 @@ from domain.chain import canonical_json, chain_records, record_actor
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
-from service.api.problems import ApiError, from_domain, not_found, version_conflict
 from service.play.due_turns import CHAIN_SECONDS, CHAIN_TURNS, BotTurns, effective_think_ms, think_ms_max_from_env
+from service.play.errors import (
+    GameNotFound,
+    IdempotencyKeyReused,
+    InvalidRequest,
+    NoGameId,
+    RuleViolation,
+    StreamDamaged,
+    Unauthorized,
+    VersionConflict,
+    refusal,
+)
 from service.play.job_queue import BotDispatcher
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat
 from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
@@ -85,10 +95,10 @@ class GameService:
     ) -> dict[str, Any]:
         """Validate, deal and store a new game; returns the creation response with tokens."""
         if seed is not None and not is_valid_seed(seed):
-            raise ApiError(400, "invalid_seed", "a seed is 1 to 128 printable ASCII characters (C-4)")
+            raise InvalidRequest("invalid_seed", "a seed is 1 to 128 printable ASCII characters (C-4)")
         low, high = TURN_SECONDS_RANGE
         if turn_seconds is not None and not low <= turn_seconds <= high:
-            raise ApiError(400, "invalid_request", f"turn_seconds must be {low} to {high}, or null for no timeout")
+            raise InvalidRequest("invalid_request", f"turn_seconds must be {low} to {high}, or null for no timeout")
         seat_list = tuple(
             Seat(
                 i,
@@ -107,7 +117,7 @@ class GameService:
             )
             snap, events = engine.start(config)
         except DomainError as error:
-            raise from_domain(error) from error
+            raise refusal(error) from error
         source = "creator" if seed is not None else "server"
         return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
 
@@ -150,7 +160,7 @@ class GameService:
             except GameExists:
                 continue
         else:
-            raise ApiError(503, "store_unavailable", "could not allocate a game id")
+            raise NoGameId()
         self._remember(loaded)
         self._count(config.game, "started")
         self.bots.schedule(loaded)
@@ -224,7 +234,7 @@ class GameService:
         """The game's creation facts with none of its events applied; 404 when there is none."""
         meta = self.store.meta(game_id)
         if meta is None:
-            raise not_found(game_id)
+            raise GameNotFound(game_id)
         seats = tuple(Seat(**s) for s in json.loads(meta["seats"]))
         config = engine.GameConfig(
             game=meta["game"],
@@ -273,7 +283,7 @@ class GameService:
             if digest is not None and hmac.compare_digest(presented, digest):
                 found = seat
         if found is None:
-            raise ApiError(401, "unauthorized", "this token is not valid for a seat of this game")
+            raise Unauthorized()
         return found
 
     def render(
@@ -290,7 +300,7 @@ class GameService:
     def require_game(self, game_id: str) -> None:
         """404 unless the game exists."""
         if self.store.meta(game_id) is None:
-            raise not_found(game_id)
+            raise GameNotFound(game_id)
 
     # ------------------------------------------------------------ act
 
@@ -320,10 +330,10 @@ class GameService:
                 return _replay(prior, idem[1])
         try:
             return self._submit(game_id, seat, body, expected_version, idem, schedule_bots, system_reason, loaded)
-        except ApiError as error:
+        except (VersionConflict, RuleViolation, IdempotencyKeyReused):
             # A retry racing its own first request: the first one appended after our look-up above, so
-            # this one was decided on the state after it (409, or a rule's 422). The first answer wins.
-            if idem is None or error.status not in (409, 422):
+            # this one was decided on the state after it (a conflict, or a rule's refusal). The first answer wins.
+            if idem is None:
                 raise
             prior = self.store.idempotent_answer(game_id, idem[0])
             if prior is None:
@@ -346,10 +356,10 @@ class GameService:
         for attempt in range(RETRIES_WITHOUT_VERSION):
             loaded = current if attempt == 0 and usable and current is not None else self.load(game_id)
             if expected_version is not None and expected_version != loaded.version:
-                raise version_conflict(expected_version, loaded.version)
+                raise VersionConflict(expected_version, loaded.version)
             try:
                 response, new = self._decide(loaded, seat, body, system_reason)
-            except ApiError:
+            except (InvalidRequest, RuleViolation):
                 if loaded is current and self.load(game_id).version != loaded.version:
                     continue  # the caller's copy was behind: decide again on the game as it is now
                 raise
@@ -373,8 +383,8 @@ class GameService:
                 assert idem is not None and result.prior is not None
                 return _replay(result.prior, idem[1])
             if expected_version is not None:
-                raise version_conflict(expected_version, result.version)
-        raise version_conflict(loaded.version, loaded.version + 1)
+                raise VersionConflict(expected_version, result.version)
+        raise VersionConflict(loaded.version, loaded.version + 1)
 
     def _count(self, game: str, moment: str) -> None:
         """Count a game that started or finished, for the metrics; a failure loses only the count."""
@@ -389,7 +399,7 @@ class GameService:
         try:
             snap, events = engine.act(loaded.snap, seat, body)
         except DomainError as error:
-            raise from_domain(error) from error
+            raise refusal(error) from error
         records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock(), system_reason)
         new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
         return {"version": snap.version, "events": records, "state": self.render(new, snap, seat)}, new
@@ -419,14 +429,14 @@ class GameService:
         try:
             snap, events = engine.abandon(loaded.snap, reason)
         except DomainError as error:
-            raise from_domain(error) from error
+            raise refusal(error) from error
         records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock())
         new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
         self._note_ending(new, records)
         stored = str(new.version)
         result = self.store.append(game_id, loaded.version, records, (internal_idempotency_field(), stored))
         if not _applied(result, stored):
-            raise version_conflict(loaded.version, result.version)
+            raise VersionConflict(loaded.version, result.version)
         self._ended(new)
         self._remember(new)
         self.bots.cancel_timeout(loaded)
@@ -467,9 +477,9 @@ def _applied(result: AppendResult, stored: str) -> bool:
     return result.outcome == "ok" or (result.outcome == "duplicate" and result.prior == stored)
 
 
-def _damaged(game_id: str, version: int, error: Exception) -> ApiError:
+def _damaged(game_id: str, version: int, error: Exception) -> StreamDamaged:
     log.error("game %s: the stored stream does not replay at version %s: %r", game_id, version, error)
-    return ApiError(500, "stream_damaged", "the stored game does not replay; GET its /audit for the first bad event")
+    return StreamDamaged()
 
 
 def _default_name(seat: Mapping[str, Any], index: int) -> str:
@@ -485,10 +495,6 @@ def _commitment_of(events: list[Event]) -> str:
 def _replay(prior: str, body_digest: str) -> dict[str, Any]:
     stored = json.loads(prior)
     if stored["body"] != body_digest:
-        raise ApiError(
-            422,
-            "idempotency_key_reused",
-            "this Idempotency-Key was used for a different request in this game",
-        )
+        raise IdempotencyKeyReused()
     response: dict[str, Any] = stored["response"]
     return response

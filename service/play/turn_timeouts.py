@@ -14,7 +14,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots import choose_action
-from service.api.problems import ApiError
+from service.play.errors import VersionConflict
 from service.play.game_service import GameService, LoadedGame
 
 log = logging.getLogger(__name__)
@@ -49,9 +49,7 @@ def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
             answer = games.submit(
                 game_id, seat, timeout_action(loaded, seat), expected_version=loaded.version, system_reason=TURN_TIMEOUT
             )
-        except ApiError as error:
-            if error.status != 409:
-                raise
+        except VersionConflict:
             break  # someone else appended at this version and scheduled what follows
         played += 1
         log.info("turn timeout %s@%s: played for seat %s", game_id, loaded.version, seat)

@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from service.api.problems import ApiError
+from service.play.errors import GameNotFound, RuleViolation, VersionConflict
 from service.play.game_service import GameService, LoadedGame
 from service.storage.game_index import epoch_of
 
@@ -125,10 +125,8 @@ class Lifecycle:
         days = self.settings.abandon_after_days
         try:
             self.service.abandon(game_id, f"no action for {days} days")
-        except ApiError as error:
-            if error.status in (409, 422):  # someone acted meanwhile: not idle after all
-                return False
-            raise
+        except (VersionConflict, RuleViolation):  # someone acted meanwhile: not idle after all
+            return False
         self.store.compact(game_id)
         self.index.packed(game_id)
         log.info("lifecycle: game %s had no action for %s days and ended as abandoned", game_id, days)
@@ -137,9 +135,8 @@ class Lifecycle:
     def _load(self, game_id: str) -> LoadedGame | None:
         try:
             return self.service.load(game_id)
-        except ApiError as error:
-            if error.status != 404:
-                raise
+        except GameNotFound:
+            pass
         self.index.forget(game_id)
         return None
 

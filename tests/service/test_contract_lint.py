@@ -16,12 +16,18 @@ from openapi_spec_validator import validate
 
 from domain import engine
 from service.api.action_event_schemas import camel
+from service.api.problems import STATUS_OF, status_of
 from service.app import HTTP_CODES
+from service.play.errors import PlayError, Refusal
 from tests.generated_client import generate_client
 
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = {"get", "post", "put", "patch", "delete", "head", "options"}
 ERROR_CALL = re.compile(r'\b(ApiError|InvalidInput|RuleViolation|_refuse)\(\s*(?:(\d{3}),\s*)?"([a-z0-9_]+)"')
+PLAY_ERRORS = sorted(STATUS_OF, key=lambda kind: kind.__name__)  # service/play/errors.py, mapped at the edge
+PLAY_CALL = re.compile(
+    rf'\b({"|".join(k.__name__ for k in PLAY_ERRORS if issubclass(k, Refusal))})\(\s*"([a-z0-9_]+)"'
+)  # a refusal that brings its code: InvalidRequest("invalid_seed", ...)
 REFUSAL_TUPLE = re.compile(r'return "([a-z0-9_]+)", f?"')  # go5's set refusals: (code, detail)
 TABLE_ROW = re.compile(r"^\| `([a-z0-9_]+)` \| (\d{3}|other) \|", re.MULTILINE)
 
@@ -166,15 +172,36 @@ def test_a_real_answer_sends_only_declared_headers(client: FlaskClient, spec: di
     )
 
 
+def play_errors() -> list[type[PlayError]]:
+    """Every class of service/play/errors.py (the base aside): each must be mapped at the edge."""
+    found, todo = [], list(PlayError.__subclasses__())
+    while todo:
+        kind = todo.pop()
+        found.append(kind)
+        todo.extend(kind.__subclasses__())
+    return found
+
+
 def codes_in_the_code() -> dict[str, str]:
-    """Every problem code the source raises, with its status (InvalidInput: 400, the rules: 422)."""
+    """Every problem code the source raises, with its status (InvalidInput: 400, the rules: 422; the play
+    layer's exceptions: their status in service/api/problems.py, their own code or the one they are given)."""
     found: dict[str, str] = {code: str(status) for status, code in HTTP_CODES.items()}
+    found.update({kind.code: str(status_of(kind)) for kind in play_errors() if "code" in vars(kind)})
     for source in [*(ROOT / "domain").rglob("*.py"), *(ROOT / "service").rglob("*.py")]:
         text = source.read_text(encoding="utf-8")
         for kind, status, code in ERROR_CALL.findall(text):
             found[code] = status or ("400" if kind == "InvalidInput" else "422")
+        for name, code in PLAY_CALL.findall(text):
+            found[code] = str(status_of(next(k for k in PLAY_ERRORS if k.__name__ == name)))
         found.update(dict.fromkeys(REFUSAL_TUPLE.findall(text), "422"))
     return found
+
+
+def test_every_play_error_has_its_status_at_the_edge() -> None:
+    """A new exception of the play layer gets its status in service/api/problems.py, not the default 500."""
+    unmapped = [kind.__name__ for kind in play_errors() if kind not in STATUS_OF and kind is not Refusal]
+    assert not unmapped, f"service/api/problems.py STATUS_OF lacks {unmapped}"
+    assert {"invalid_seed", "game_not_found", "version_conflict", "stream_damaged"} <= set(codes_in_the_code())
 
 
 def test_every_problem_code_is_documented_with_its_status() -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import fakeredis
 import pytest
 
-from service.api.problems import ApiError
+from service.api.problems import problem_for
+from service.play.errors import VersionConflict
 from service.play.game_service import GameService
 from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher
@@ -73,10 +74,11 @@ def test_an_expected_version_that_is_no_longer_current_is_a_conflict(server: fak
     stale = first.load(created["id"])
     second.submit(created["id"], 0, REVEAL)
 
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(VersionConflict) as refused:
         first.submit(created["id"], 1, REVEAL, expected_version=stale.version, loaded=stale)
 
-    assert (refused.value.status, refused.value.code) == (409, "version_conflict")
+    problem = problem_for(refused.value)
+    assert (problem.status, problem.code) == (409, "version_conflict")
     assert len(first.store.read(created["id"])) == stale.version + 1
 
 

@@ -1,0 +1,117 @@
+"""What the play layer refuses, as exceptions with a stable `code` and a `detail` (no HTTP here:
+service/api/problems.py maps each class to its problem response at the edge)."""
+
+from __future__ import annotations
+
+from domain.errors import DomainError
+from domain.errors import RuleViolation as DomainRuleViolation
+
+
+class PlayError(Exception):
+    """Base of every refusal of the play layer: nothing was written when one is raised."""
+
+    code: str  # each class's own, or a Refusal's
+    rule: str | None = None
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class Refusal(PlayError):
+    """A refusal whose code comes with it (the rules', a malformed field's); `rule`: the rule id."""
+
+    def __init__(self, code: str, detail: str, rule: str | None = None) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.rule = rule
+
+
+class InvalidRequest(Refusal):
+    """The request is malformed (a bad seed, an option out of range, a card the game does not know)."""
+
+
+class Unauthorized(PlayError):
+    """The token is not one of this game's seats."""
+
+    code = "unauthorized"
+
+    def __init__(self) -> None:
+        super().__init__("this token is not valid for a seat of this game")
+
+
+class GameNotFound(PlayError):
+    """No game has this id."""
+
+    code = "game_not_found"
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game with id {game_id!r}")
+        self.game_id = game_id
+
+
+class VersionConflict(PlayError):
+    """The caller's version is no longer current (or an append met another one at its version)."""
+
+    code = "version_conflict"
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"expected version {expected}, but the game is at version {current}")
+        self.expected = expected
+        self.current = current
+
+
+class RuleViolation(Refusal):
+    """The rules refuse the action; `rule` names the rule (domain.errors.RuleViolation)."""
+
+
+def refusal(error: DomainError) -> PlayError:
+    """The domain's refusal as the play layer's: the rules' as RuleViolation, malformed input as
+    InvalidRequest, each with the domain's code, detail and rule id."""
+    kind = RuleViolation if isinstance(error, DomainRuleViolation) else InvalidRequest
+    return kind(error.code, error.detail, error.rule)
+
+
+class EventOutOfRange(PlayError):
+    """A replay or a dispute names an event the game does not have."""
+
+    code = "event_out_of_range"
+
+    def __init__(self, last: int, asked: int) -> None:
+        super().__init__(f"this game has events 1 to {last}, not {asked}")
+
+
+class TooManyDisputes(PlayError):
+    """The seat has filed its most disputes in this game."""
+
+    code = "too_many_disputes"
+
+    def __init__(self, per_seat: int) -> None:
+        super().__init__(f"a seat may file at most {per_seat} disputes in a game")
+
+
+class IdempotencyKeyReused(PlayError):
+    """The Idempotency-Key was used for a different request in this game."""
+
+    code = "idempotency_key_reused"
+
+    def __init__(self) -> None:
+        super().__init__("this Idempotency-Key was used for a different request in this game")
+
+
+class StreamDamaged(PlayError):
+    """The stored events of the game do not replay."""
+
+    code = "stream_damaged"
+
+    def __init__(self) -> None:
+        super().__init__("the stored game does not replay; GET its /audit for the first bad event")
+
+
+class NoGameId(PlayError):
+    """No free game id was found: the store answered `exists` to every one tried."""
+
+    code = "store_unavailable"
+
+    def __init__(self) -> None:
+        super().__init__("could not allocate a game id")
