@@ -39,7 +39,7 @@ def greedy_latency(service: GameService, store: EventStore, round_name: str, gam
         service.create_game("golf", GREEDY_SEATS, GREEDY_OPTIONS, seed=f"bench-greedy-{number}")["id"]
         for number in range(games)
     ]
-    done = lambda: all(service.load(game_id).snap.finished for game_id in ids)  # noqa: E731
+    done = lambda: all(service.repository.load(game_id).snap.finished for game_id in ids)  # noqa: E731
     wait_until(done, 300, f"the greedy games ({round_name})")
     latencies = []
     for game_id in ids:

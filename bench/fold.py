@@ -36,11 +36,11 @@ def floor_pass(texts: Sequence[str]) -> float:
 
 
 def fold_pass(service: GameService, game_id: str, texts: Sequence[str]) -> float:
-    """Seconds to fold a stored game from its entries' text, as `GameService.load` does from scratch."""
-    header = service.load_header(game_id)
+    """Seconds to fold a stored game from its entries' text, as `GameRepository.load` does from scratch."""
+    header = service.repository.load_header(game_id)
     gc.collect()
     started = time.perf_counter()
-    folded = service._advance(header, [json.loads(text) for text in texts])
+    folded = service.repository._advance(header, [json.loads(text) for text in texts])
     elapsed = time.perf_counter() - started
     if folded.version != len(texts) or not folded.snap.finished:
         raise RuntimeError(f"game {game_id} folded to version {folded.version} of {len(texts)}")

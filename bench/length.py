@@ -46,7 +46,7 @@ def build(service: GameService, length: int) -> tuple[str, list[str]]:
     created = service.create_game(
         moves.GOLF_GAME["game"], moves.GOLF_GAME["seats"], moves.GOLF_GAME["options"], seed=f"bench-long-{length}"
     )
-    loaded = service.load(created["id"])
+    loaded = service.repository.load(created["id"])
     snap, last_hash, version = loaded.snap, loaded.last_hash, loaded.version
     pending: list[dict[str, Any]] = []
     while version < length:

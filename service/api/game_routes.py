@@ -20,7 +20,6 @@ from service.api.blueprint import (
     QueryNumber,
     bearer_token,
     games,
-    required_bearer_token,
     watchers,
 )
 from service.api.problems import ApiError
@@ -29,6 +28,7 @@ from service.api.spec_plugin import ETAG, LOCATION, Either, Enum, OneOf, union_o
 from service.api.view_schemas import VIEW_SCHEMAS
 from service.ops import metrics
 from service.play.game_service import TURN_SECONDS_RANGE
+from service.play.game_view import render
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
@@ -331,11 +331,10 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
-    service = games()
-    loaded = service.load(checked_id(game_id))
+    loaded = games().repository.load(checked_id(game_id))
     token = bearer_token()
-    seat = service.seat_for_token(loaded, token) if token else None
-    return service.render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
+    seat = loaded.seat_for_token(token) if token else None
+    return render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])
@@ -372,11 +371,10 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 )
 def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """One action for the token's seat; `Idempotency-Key` makes retries safe."""
-    service = games()
-    loaded = service.load(checked_id(game_id))
-    seat = service.seat_for_token(loaded, required_bearer_token("an action"))
+    game_id = checked_id(game_id)
+    token = bearer_token()  # none: act says 401 once it knows the game (404 first)
     expected = _expected_version(body.pop("expected_version", None))
-    return service.submit(loaded.id, seat, body, expected, _idempotency_key(), loaded=loaded)
+    return games().act(game_id, token, body, expected, _idempotency_key())
 
 
 @blp.route("/<game_id>/events")
@@ -392,7 +390,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
-    games().require_game(game_id)
+    games().repository.require_game(game_id)
     if not query["wait"]:
         return {"events": watchers().wait(game_id, query["after"], 0)}
     with metrics.watching("longpoll"):

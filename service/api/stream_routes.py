@@ -30,6 +30,7 @@ from service.api.game_routes import MAX_SEQ, checked_id
 from service.api.problems import ApiError
 from service.ops import metrics
 from service.play.game_service import GameService
+from service.play.game_view import render
 from service.storage.event_store import StoreUnavailable
 
 blp = Blueprint("live", __name__, url_prefix="/v1/games", description="Live stream of a game (Server-Sent Events)")
@@ -101,8 +102,8 @@ STREAM_DESCRIPTION = (
 def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
     """A single-use ticket, valid for 60 s, that opens this seat's live stream (for EventSource)."""
     service = games()
-    loaded = service.load(checked_id(game_id))
-    seat = service.seat_for_token(loaded, required_bearer_token("a stream ticket"))
+    loaded = service.repository.load(checked_id(game_id))
+    seat = loaded.seat_for_token(required_bearer_token("a stream ticket"))
     ticket = secrets.token_urlsafe(32)
     service.store.put_ticket(loaded.id, _digest(ticket), seat, TICKET_SECONDS)
     return {"ticket": ticket, "expires_in": TICKET_SECONDS}, 201
@@ -127,7 +128,7 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
 def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> flask.Response:
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""
     service = games()
-    loaded = service.load(checked_id(game_id))
+    loaded = service.repository.load(checked_id(game_id))
     after = headers.get("last_event_id", query.get("after", 0))  # a reconnect's Last-Event-ID wins
     seat = None
     if "ticket" in query:
@@ -183,8 +184,8 @@ def _compact(value: Any) -> str:
 
 
 def _view_frame(service: GameService, game_id: str, seat: int) -> str:
-    loaded = service.load(game_id)
-    return f"event: view\ndata: {_compact(service.render(loaded, loaded.snap, seat))}\n\n"
+    loaded = service.repository.load(game_id)
+    return f"event: view\ndata: {_compact(render(loaded, loaded.snap, seat))}\n\n"
 
 
 def _digest(ticket: str) -> str:

@@ -22,6 +22,7 @@ from domain.bots import choose_action
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE, budget_for
 from service.ops import metrics
 from service.play.errors import VersionConflict
+from service.play.game_repository import GameRepository
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
 from service.play.loaded_game import LoadedGame
 
@@ -59,8 +60,9 @@ def effective_think_ms(level: str | None, asked: int | None, cap: int) -> int | 
 class CommandPath(Protocol):
     """What a chain of bot turns needs of the command path (service/play/game_service.py's GameService)."""
 
-    def load(self, game_id: str) -> LoadedGame:
-        """The game at its latest version."""
+    @property
+    def repository(self) -> GameRepository:
+        """Where games are loaded."""
 
     def submit(
         self,
@@ -71,7 +73,6 @@ class CommandPath(Protocol):
         idempotency_key: str | None = None,
         schedule_bots: bool = True,
         system_reason: str | None = None,
-        loaded: LoadedGame | None = None,
     ) -> dict[str, Any]:
         """Decide and append one action of `seat`."""
 
@@ -159,7 +160,7 @@ class BotTurns:
         turn became due, for the metrics (each later turn of the chain is due when the one before it
         is stored).
         """
-        loaded = commands.load(game_id)
+        loaded = commands.repository.load(game_id)
         if loaded.version != version:
             return "stale"
         deadline = time.monotonic() + max_seconds
@@ -176,7 +177,7 @@ class BotTurns:
                 action = self._choose(loaded, bot.seat, bot.level, bot.think_ms)
                 try:
                     answer = commands.submit(
-                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False, loaded=loaded
+                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False
                     )
                 except VersionConflict:
                     # someone else appended at this version and scheduled what follows
@@ -184,7 +185,7 @@ class BotTurns:
                 played += 1
                 metrics.observe_bot_turn(loaded.config.game, time.time() if due_at is None else due_at)
                 due_at = time.time()
-                loaded = commands.load(game_id)
+                loaded = commands.repository.load(game_id)
                 if loaded.version != answer["version"]:
                     return "played"  # someone else appended after us and scheduled what follows
         except Exception:

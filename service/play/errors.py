@@ -32,12 +32,12 @@ class InvalidRequest(Refusal):
 
 
 class Unauthorized(PlayError):
-    """The token is not one of this game's seats."""
+    """No token, or one that is not one of this game's seats."""
 
     code = "unauthorized"
 
-    def __init__(self) -> None:
-        super().__init__("this token is not valid for a seat of this game")
+    def __init__(self, detail: str = "this token is not valid for a seat of this game") -> None:
+        super().__init__(detail)
 
 
 class GameNotFound(PlayError):

@@ -11,6 +11,7 @@ from domain import engine
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.play.errors import EventOutOfRange, PlayError, TooManyDisputes
 from service.play.game_service import GameService, LoadedGame
+from service.play.game_view import render
 
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
 DISPUTES_PAGE = 50  # disputes a page by default ...
@@ -29,6 +30,7 @@ class GameHistory:
         """`describe_error`: a step's view that does not replay, as a dispute lists it (the API's problem
         document, service/api/problems.py); without it, listing such a dispute raises the error."""
         self.games = games
+        self.repository = games.repository
         self.store = games.store
         self.disputes_per_seat = disputes_per_seat
         self.describe_error = describe_error
@@ -39,8 +41,8 @@ class GameHistory:
         """The game after event `at`: a seat's view, the spectator's, or (finished) everything.
 
         Folded from the nearest snapshot at or before `at` (service/storage/snapshots.py)."""
-        loaded = self.games.load(game_id)
-        seat = self.games.seat_for_token(loaded, token) if token else None
+        loaded = self.repository.load(game_id)
+        seat = loaded.seat_for_token(token) if token else None
         at = loaded.version if at is None else at
         if not 1 <= at <= loaded.version:
             raise EventOutOfRange(loaded.version, at)
@@ -48,16 +50,16 @@ class GameHistory:
 
     def _view_at(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
         """The game after event `at`; with no seat and a finished game, everything."""
-        snap = self.games.state_at(game, at)
+        snap = self.repository.state_at(game, at)
         if seat is None and finished:
-            return self.games.render(game, snap, None, reveal_all=True)
-        return self.games.render(game, snap, seat)
+            return render(game, snap, None, reveal_all=True)
+        return render(game, snap, seat)
 
     # ------------------------------------------------------------ record
 
     def record(self, game_id: str) -> dict[str, Any]:
         """The portable record; the seed and stacked decks only once the game has ended."""
-        loaded = self.games.load(game_id)
+        loaded = self.repository.load(game_id)
         records = self.store.read(game_id)
         return self._record(loaded, records)
 
@@ -90,9 +92,9 @@ class GameHistory:
         """The game's creation facts (meta) with none of its events applied.
 
         Audits and disputes must answer for a damaged stream too, where folding the stored
-        events (what `GameService.load` does) can fail.
+        events (what `GameRepository.load` does) can fail.
         """
-        return self.games.load_header(game_id)
+        return self.repository.load_header(game_id)
 
     def audit(self, game_id: str) -> dict[str, Any]:
         """Every check of the verifier on the stream as stored now, with the server's seed."""
@@ -125,7 +127,7 @@ class GameHistory:
         no fold. A seat files at most `disputes_per_seat` disputes per game (422 otherwise).
         """
         header = self._header(game_id)
-        seat = self.games.seat_for_token(header, token)
+        seat = header.seat_for_token(token)
         if self.store.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
             raise self._too_many()
         records = [_parse(text) for text in self.store.read_raw(game_id)]
@@ -159,7 +161,7 @@ class GameHistory:
         `{"error": <problem>}` instead. `next` is the path of the next page, null on the last.
         """
         header = self._header(game_id)
-        seat = self.games.seat_for_token(header, token) if token else None
+        seat = header.seat_for_token(token) if token else None
         page = self.store.disputes(game_id, after, limit + 1)
         game, finished = self._game_and_status(header) if page else (header, False)
         audit_now = functools.cache(lambda: self.audit(game_id))  # only for disputes filed without a verdict
@@ -201,7 +203,7 @@ class GameHistory:
         """The game as loaded and whether it has ended; a stream that does not replay counts as
         running (it shows no hidden card) and its views are folded from its header."""
         try:
-            loaded = self.games.load(header.id)
+            loaded = self.repository.load(header.id)
         except PlayError:
             return header, False
         return loaded, bool(loaded.snap.finished)

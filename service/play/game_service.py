@@ -1,48 +1,46 @@
-"""The command path: every action, a person's or a bot's, goes through GameService.submit."""
+"""The command path: creating games and acting in them; every action, a person's or a bot's, is decided by
+the rules and stored by one compare-and-append (GameService)."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import hmac
 import json
 import logging
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from domain import engine
-from domain.chain import canonical_json, chain_records, record_actor
+from domain.chain import canonical_json, chain_records
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play.due_turns import CHAIN_SECONDS, CHAIN_TURNS, BotTurns, effective_think_ms, think_ms_max_from_env
 from service.play.errors import (
-    GameNotFound,
     IdempotencyKeyReused,
     InvalidRequest,
     NoGameId,
     RuleViolation,
-    StreamDamaged,
     Unauthorized,
     VersionConflict,
     refusal,
 )
+from service.play.game_repository import GameRepository
+from service.play.game_view import render
 from service.play.job_queue import BotDispatcher
-from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat
+from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat, token_digest
 from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.snapshots import SnapshotCache
 
 __all__ = ["CALL_GRACE_SECONDS", "CHAIN_SECONDS", "CHAIN_TURNS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
-CACHE_SIZE = 2048
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
+NO_TOKEN = "an action needs 'Authorization: Bearer <seat token>'"
 INTERNAL_FIELD_PREFIX = "~"  # idempotency fields the service makes (a client's start with its seat)
 
 
@@ -51,13 +49,8 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def token_digest(token: str) -> str:
-    """Tokens are kept only as SHA-256 digests."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 class GameService:
-    """Creates games, loads them (cached by version) and runs actions through the rules."""
+    """Creates games and runs actions through the rules; reads games through its GameRepository."""
 
     def __init__(
         self,
@@ -67,15 +60,15 @@ class GameService:
         index: GameIndex | None = None,
         snapshots: SnapshotCache | None = None,
         think_ms_max: int | None = None,
+        repository: GameRepository | None = None,
     ) -> None:
-        """`think_ms_max`: the cap on an expert's think time a move (default: EXPERT_THINK_MS_MAX, 2000)."""
+        """`think_ms_max`: the cap on an expert's think time a move (default: EXPERT_THINK_MS_MAX, 2000);
+        `snapshots` go to the repository made here unless one is given."""
         self.store = store
+        self.repository = repository if repository is not None else GameRepository(store, snapshots)
         self.bots = BotTurns(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
         self.clock = clock
         self.index = index if index is not None else GameIndex(store.client)
-        self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
-        self._lock = threading.Lock()
-        self.snapshots = snapshots if snapshots is not None else SnapshotCache(store=store)
 
     @property
     def dispatcher(self) -> BotDispatcher:
@@ -161,7 +154,7 @@ class GameService:
                 continue
         else:
             raise NoGameId()
-        self._remember(loaded)
+        self.repository.remember(loaded)
         self._count(config.game, "started")
         self.bots.schedule(loaded)
         return {
@@ -176,133 +169,24 @@ class GameService:
             "seats": [dict(s.public(), **({"token": t} if t else {})) for s, t in zip(seats, tokens, strict=True)],
         }
 
-    # ------------------------------------------------------------ load
-
-    def load(self, game_id: str) -> LoadedGame:
-        """The game at its latest version: cached state (or its latest snapshot) plus any newer events."""
-        with self._lock:
-            cached = self._cache.get(game_id)
-        if cached is None:
-            cached = self._from_snapshot(self.load_header(game_id), None)
-        try:
-            # from the cached last event on: if that is gone or changed (a store that lost writes),
-            # the cache is ahead of the store and the game is rebuilt from what the store holds
-            newer = self.store.read(game_id, after=max(cached.version - 1, 0))
-            if cached.version and (not newer or newer[0]["hash"] != cached.last_hash):
-                self.snapshots.forget(game_id)
-                cached = self.load_header(game_id)
-                newer = self.store.read(game_id, after=0)
-            elif cached.version:
-                newer = newer[1:]
-        except ValueError as error:  # an entry that is not JSON
-            raise _damaged(game_id, cached.version + 1, error) from error
-        if newer:
-            cached = self._advance(cached, newer)
-            self._remember(cached)
-        return cached
-
-    def state_at(self, game: LoadedGame, at: int) -> engine.Snapshot[Any]:
-        """The game after event `at` (1 to its version): folded from the nearest snapshot at or
-        before `at`, reading only the events after it; 500 `stream_damaged` when they do not replay."""
-        if at == game.version:
-            return game.snap
-        start = self._from_snapshot(game, at)
-        try:
-            wanted = at - start.version
-            records = self.store.read(game.id, after=max(start.version - 1, 0), count=wanted + (start.version > 0))
-            if start.version and (not records or records[0]["hash"] != start.last_hash):
-                self.snapshots.forget(game.id)  # the stream changed under the snapshot: from scratch
-                start = self._from_snapshot(game, 0)
-                records = self.store.read(game.id, after=0, count=at)
-            elif start.version:
-                records = records[1:]
-        except (ValueError, KeyError, TypeError) as error:  # an entry that is not a record's JSON
-            raise _damaged(game.id, start.version + 1, error) from error
-        if len(records) != at - start.version:
-            raise _damaged(game.id, start.version + len(records) + 1, LookupError("events missing"))
-        return self._advance(start, records).snap if records else start.snap
-
-    def _from_snapshot(self, game: LoadedGame, at: int | None) -> LoadedGame:
-        """The game at its latest snapshot at or before `at` (any, with None), else before its first event."""
-        kept = self.snapshots.nearest(game.id, at if at is not None else 2**63, game.config)
-        if kept is None:
-            initial = engine.Snapshot(game.snap.game, game.config, game.snap.game.initial_state(game.config))
-            return dataclasses.replace(game, snap=initial, last_hash="")
-        return dataclasses.replace(game, snap=kept.snap, last_hash=kept.last_hash)
-
-    def load_header(self, game_id: str) -> LoadedGame:
-        """The game's creation facts with none of its events applied; 404 when there is none."""
-        meta = self.store.meta(game_id)
-        if meta is None:
-            raise GameNotFound(game_id)
-        seats = tuple(Seat(**s) for s in json.loads(meta["seats"]))
-        config = engine.GameConfig(
-            game=meta["game"],
-            players=len(seats),
-            options=json.loads(meta["options"]),
-            seed=meta["seed"],
-            decks=tuple(tuple(d) for d in json.loads(meta["decks"])),
-            rules_version=int(meta.get("rules_version", 1)),  # a game made before versioned rules: 1
-            nonce=meta.get("nonce"),  # None for a game made before the nonce (C-4)
-        )
-        game = engine.get_game(config.game)
-        snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
-        digests = tuple(json.loads(meta["tokens"]))
-        turn_seconds = int(meta["turn_seconds"]) if meta.get("turn_seconds") else None
-        return LoadedGame(game_id, seats, digests, config, meta["seed_source"], snap, "", turn_seconds)
-
-    def _advance(self, loaded: LoadedGame, records: list[dict[str, Any]]) -> LoadedGame:
-        catalog = loaded.snap.game.catalog
-        snap = loaded.snap
-        every = self.snapshots.every
-        try:
-            for record in records:
-                snap = engine.advance(snap, catalog.build(record["type"], record_actor(record), record["data"]))
-                if snap.version % every == 0:  # keep a snapshot at every multiple (service/storage/snapshots.py)
-                    self.snapshots.keep(loaded.id, snap, record["hash"])
-        except (AssertionError, KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-            raise _damaged(loaded.id, snap.version + 1, error) from error
-        return dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
-
-    def _remember(self, loaded: LoadedGame) -> None:
-        with self._lock:
-            current = self._cache.get(loaded.id)
-            if current is None or current.version <= loaded.version:
-                self._cache[loaded.id] = loaded
-            self._cache.move_to_end(loaded.id)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-
-    # ------------------------------------------------------------ read
-
-    def seat_for_token(self, loaded: LoadedGame, token: str) -> int:
-        """The seat whose token this is; 401 otherwise (constant-time comparison)."""
-        presented = token_digest(token)
-        found = None
-        for seat, digest in enumerate(loaded.token_digests):
-            if digest is not None and hmac.compare_digest(presented, digest):
-                found = seat
-        if found is None:
-            raise Unauthorized()
-        return found
-
-    def render(
-        self, loaded: LoadedGame, snap: engine.Snapshot[Any], seat: int | None, reveal_all: bool = False
-    ) -> dict[str, Any]:
-        """The API view of a game for a seat or a spectator; with `reveal_all`, every card (finished games)."""
-        view = engine.full_view(snap) if reveal_all else engine.view(snap, seat)
-        view.pop("options")  # the game's options are in its record and its creation answer
-        scores = view.pop("scores")
-        seats = [dict(s.public(), score=scores[s.seat]) for s in loaded.seats]
-        game = {"id": loaded.id, "game": loaded.config.game, "stacked": loaded.config.stacked}
-        return {**game, **view, "seats": seats, "turn_seconds": loaded.turn_seconds}
-
-    def require_game(self, game_id: str) -> None:
-        """404 unless the game exists."""
-        if self.store.meta(game_id) is None:
-            raise GameNotFound(game_id)
-
     # ------------------------------------------------------------ act
+
+    def act(
+        self,
+        game_id: str,
+        token: str | None,
+        body: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """A person's action, as the API has it: the token's seat acts in the game as it is now
+        (`expected_version`: only at that version; `idempotency_key`: a retry gets the first answer).
+        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized)."""
+        loaded = self.repository.load(game_id)
+        if token is None:
+            raise Unauthorized(NO_TOKEN)
+        seat = loaded.seat_for_token(token)
+        return self._command(game_id, seat, body, expected_version, idempotency_key, True, None, loaded)
 
     def submit(
         self,
@@ -313,16 +197,28 @@ class GameService:
         idempotency_key: str | None = None,
         schedule_bots: bool = True,
         system_reason: str | None = None,
-        loaded: LoadedGame | None = None,
     ) -> dict[str, Any]:
         """Decide and append one action of `seat`; the one path for people and bots.
 
         `schedule_bots=False` (a bot job that goes on to play the next bot turn itself) leaves
         the bot bookkeeping after the append to the caller. `system_reason` (a turn timeout): the
         system plays the seat's action, recorded with actor "system", the seat and the reason.
-        `loaded`: the game as the caller loaded it while handling this request; the first attempt
-        decides on it instead of reading the stream again (the append still checks its version).
         """
+        return self._command(game_id, seat, body, expected_version, idempotency_key, schedule_bots, system_reason)
+
+    def _command(
+        self,
+        game_id: str,
+        seat: int,
+        body: Mapping[str, Any],
+        expected_version: int | None,
+        idempotency_key: str | None,
+        schedule_bots: bool,
+        system_reason: str | None,
+        loaded: LoadedGame | None = None,
+    ) -> dict[str, Any]:
+        """submit, with a client's Idempotency-Key answered once; `loaded`: the game as act just
+        loaded it, which the first attempt decides on instead of reading the stream again."""
         idem = self._idempotency(game_id, seat, body, idempotency_key)
         if idem is not None:
             prior = self.store.idempotent_answer(game_id, idem[0])
@@ -351,18 +247,13 @@ class GameService:
         system_reason: str | None = None,
         current: LoadedGame | None = None,
     ) -> dict[str, Any]:
-        usable = current is not None and current.id == game_id and expected_version in (None, current.version)
+        usable = current is not None and expected_version in (None, current.version)
         field = idem[0] if idem else internal_idempotency_field()
         for attempt in range(RETRIES_WITHOUT_VERSION):
-            loaded = current if attempt == 0 and usable and current is not None else self.load(game_id)
+            loaded = current if attempt == 0 and usable and current is not None else self.repository.load(game_id)
             if expected_version is not None and expected_version != loaded.version:
                 raise VersionConflict(expected_version, loaded.version)
-            try:
-                response, new = self._decide(loaded, seat, body, system_reason)
-            except (InvalidRequest, RuleViolation):
-                if loaded is current and self.load(game_id).version != loaded.version:
-                    continue  # the caller's copy was behind: decide again on the game as it is now
-                raise
+            response, new = self._decide(loaded, seat, body, system_reason)
             # a client's key keeps the whole answer (a retry replays it); an internal one only the version
             stored = json.dumps({"body": idem[1], "response": response}) if idem else str(new.version)
             if schedule_bots:
@@ -371,8 +262,7 @@ class GameService:
             result = self.store.append(game_id, loaded.version, response["events"], (field, stored))
             if _applied(result, stored):
                 self._ended(new)
-                self._remember(new)
-                self.snapshots.keep_crossing(loaded.version, new.id, new.snap, new.last_hash)
+                self.repository.appended(loaded, new)
                 if new.snap.finished:
                     self._count(new.config.game, "finished")
                 self.bots.cancel_timeout(loaded)
@@ -402,7 +292,7 @@ class GameService:
             raise refusal(error) from error
         records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock(), system_reason)
         new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
-        return {"version": snap.version, "events": records, "state": self.render(new, snap, seat)}, new
+        return {"version": snap.version, "events": records, "state": render(new, snap, seat)}, new
 
     # ------------------------------------------------------------ the end of a game
 
@@ -425,7 +315,7 @@ class GameService:
     def abandon(self, game_id: str, reason: str) -> list[dict[str, Any]]:
         """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a
         compare-and-append at the version it was decided on; returns the records appended."""
-        loaded = self.load(game_id)
+        loaded = self.repository.load(game_id)
         try:
             snap, events = engine.abandon(loaded.snap, reason)
         except DomainError as error:
@@ -438,7 +328,7 @@ class GameService:
         if not _applied(result, stored):
             raise VersionConflict(loaded.version, result.version)
         self._ended(new)
-        self._remember(new)
+        self.repository.remember(new)
         self.bots.cancel_timeout(loaded)
         self.bots.schedule(new)
         return records
@@ -475,11 +365,6 @@ def _applied(result: AppendResult, stored: str) -> bool:
     """This append was applied: `ok`, or `duplicate` of its own field and value (a resend after the
     first call's reply was lost)."""
     return result.outcome == "ok" or (result.outcome == "duplicate" and result.prior == stored)
-
-
-def _damaged(game_id: str, version: int, error: Exception) -> StreamDamaged:
-    log.error("game %s: the stored stream does not replay at version %s: %r", game_id, version, error)
-    return StreamDamaged()
 
 
 def _default_name(seat: Mapping[str, Any], index: int) -> str:

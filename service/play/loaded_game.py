@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
 from typing import Any
 
 from domain import engine
+from service.play.errors import Unauthorized
 
 CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
+
+
+def token_digest(token: str) -> str:
+    """Tokens are kept only as SHA-256 digests."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +54,17 @@ class LoadedGame:
     @property
     def version(self) -> int:
         return self.snap.version
+
+    def seat_for_token(self, token: str) -> int:
+        """The seat whose token this is; Unauthorized otherwise (constant-time comparison with every seat's)."""
+        presented = token_digest(token)
+        found = None
+        for seat, digest in enumerate(self.token_digests):
+            if digest is not None and hmac.compare_digest(presented, digest):
+                found = seat
+        if found is None:
+            raise Unauthorized()
+        return found
 
     def bot_to_act(self) -> Seat | None:
         """The first bot seat that may act now, if any."""

@@ -37,7 +37,7 @@ def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
     first wins and a second run plays nothing. Says what happened: played, stale (the game moved
     on) or no_human_to_act.
     """
-    loaded = games.load(game_id)
+    loaded = games.repository.load(game_id)
     if loaded.version != version:
         return "stale"
     due = loaded.humans_to_act() if loaded.turn_seconds is not None else []
@@ -53,7 +53,7 @@ def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
             break  # someone else appended at this version and scheduled what follows
         played += 1
         log.info("turn timeout %s@%s: played for seat %s", game_id, loaded.version, seat)
-        loaded = games.load(game_id)
+        loaded = games.repository.load(game_id)
         if loaded.version != answer["version"]:
             break  # someone else appended after us
     if played:

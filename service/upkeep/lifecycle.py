@@ -134,7 +134,7 @@ class Lifecycle:
 
     def _load(self, game_id: str) -> LoadedGame | None:
         try:
-            return self.service.load(game_id)
+            return self.service.repository.load(game_id)
         except GameNotFound:
             pass
         self.index.forget(game_id)

@@ -33,7 +33,7 @@ def test_a_bot_turn_whose_reply_is_lost_is_played_once(
 ) -> None:
     created = proxied.create({"game": "golf", "seats": [{"kind": "bot", "level": "greedy"}, {"kind": "human"}]})
     games = proxied.app.extensions["games"]
-    loaded = games.load(created["id"])
+    loaded = games.repository.load(created["id"])
     action = games.bots._choose(loaded, 0, "greedy", None)
     expected = len(engine.act(loaded.snap, 0, action)[1])
     lose_the_next_append_reply(proxy)
@@ -52,5 +52,5 @@ def test_a_turn_timeout_whose_reply_is_lost_is_played_once(
     assert proxied.dispatcher.fire_timeouts() == ["played"]
     assert proxy.plan.count(Fault.REPLY_LOST) == 1
     games = proxied.app.extensions["games"]
-    assert games.load(created["id"]).version == len(stream_entries(upstream, created["id"]))
+    assert games.repository.load(created["id"]).version == len(stream_entries(upstream, created["id"]))
     assert "system" in stored_actors(upstream, created["id"], created["version"])

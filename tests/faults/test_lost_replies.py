@@ -79,7 +79,7 @@ def test_a_lost_reply_never_plays_a_move_twice_where_it_would_stay_legal(
     tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
     choices = random.Random(0)
     for _ in range(1000):
-        snap = games.load(created["id"]).snap
+        snap = games.repository.load(created["id"]).snap
         seat = snap.to_act()[0]
         body = choices.choice(engine.legal_actions(snap, seat))
         if body in engine.legal_actions(engine.act(snap, seat, body)[0], seat):

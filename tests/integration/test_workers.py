@@ -139,12 +139,12 @@ def bot_games(service: GameService, count: int, seats: list[dict[str, Any]] = FO
 
 
 def unfinished(service: GameService, games: dict[str, Any]) -> list[str]:
-    return [game_id for game_id in games if not service.load(game_id).snap.finished]
+    return [game_id for game_id in games if not service.repository.load(game_id).snap.finished]
 
 
 def check_all_played_once(redis_url: str, service: GameService, games: dict[str, dict[str, Any]]) -> None:
     for game_id, created in games.items():
-        assert service.load(game_id).snap.finished
+        assert service.repository.load(game_id).snap.finished
         assert_stream_is_a_chain(redis_url, game_id, created["seed_commitment"])
     assert redis.Redis.from_url(redis_url).zcard(WAITING_KEY) == 0, "finished games do not wait for a bot"
 
@@ -161,7 +161,8 @@ def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, 
 
         def in_play() -> bool:
             return any(
-                start_versions[game_id] < (loaded := service.load(game_id)).version and not loaded.snap.finished
+                start_versions[game_id] < (loaded := service.repository.load(game_id)).version
+                and not loaded.snap.finished
                 for game_id in games
             )
 
@@ -174,7 +175,7 @@ def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, 
         if killed_in_chain:
             break
     assert killed_in_chain, "the worker was never killed in the middle of a job"
-    killed_at = service.load(killed_in_chain[0]).version
+    killed_at = service.repository.load(killed_in_chain[0]).version
     assert unfinished(service, games), "games were left to play after the kill"
 
     started = time.monotonic()
@@ -183,7 +184,7 @@ def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, 
     print(f"recovered {len(killed_in_chain)} killed chain(s) in {time.monotonic() - started:.1f} s")
 
     check_all_played_once(own_redis, service, games)
-    assert service.load(killed_in_chain[0]).version > killed_at
+    assert service.repository.load(killed_in_chain[0]).version > killed_at
     assert f"enqueued the bot turn of {killed_in_chain[0]}" in workers.log_text(), "the reconciler revived it"
 
 
@@ -236,8 +237,10 @@ def test_the_reconciler_enqueues_turns_whose_jobs_were_deleted(own_redis: str, w
     workers.start()
     wait_until(lambda: not unfinished(service, games), 30, "every bot game to finish")
     check_all_played_once(own_redis, service, {**games})
-    wait_until(lambda: service.load(human["id"]).snap.to_act() == (0,), 10, "the bot's reveal in the human game")
-    assert service.load(human["id"]).version == human["version"] + 1
+    wait_until(
+        lambda: service.repository.load(human["id"]).snap.to_act() == (0,), 10, "the bot's reveal in the human game"
+    )
+    assert service.repository.load(human["id"]).version == human["version"] + 1
 
 
 def test_a_retry_waiting_in_the_schedule_is_run_by_the_workers_scheduler(own_redis: str, workers: Workers) -> None:
@@ -271,9 +274,9 @@ def test_a_greedy_game_finishes_while_the_expert_queue_is_stopped(own_redis: str
     wait_until(lambda: not unfinished(service, greedy), 60, "the greedy games to finish")
     for game_id, created in greedy.items():
         assert_stream_is_a_chain(own_redis, game_id, created["seed_commitment"])
-    assert service.load(expert["id"]).version == expert["version"], "no worker plays an expert's turn"
+    assert service.repository.load(expert["id"]).version == expert["version"], "no worker plays an expert's turn"
     assert Queue(EXPERT_QUEUE, connection=connection, serializer=JSONSerializer).job_ids == [expert_job]
     assert Queue(BOT_QUEUE, connection=connection, serializer=JSONSerializer).count == 0
 
     workers.start(BOT_QUEUES=EXPERT_QUEUE)
-    wait_until(lambda: service.load(expert["id"]).version > expert["version"], 60, "the expert's turn")
+    wait_until(lambda: service.repository.load(expert["id"]).version > expert["version"], 60, "the expert's turn")

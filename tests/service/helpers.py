@@ -248,7 +248,7 @@ def play_to_end(
     turn_no = 0
     for _ in range(max_actions):
         dispatcher.drain()
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         if loaded.snap.finished:
             return sent
         humans = [seat for seat in loaded.snap.to_act() if seat in tokens]
@@ -281,5 +281,5 @@ def play_to_end(
         assert result["state"]["version"] == result["version"]
         assert "you" in result["state"] and result["state"]["you"]["seat"] == seat
         if check_views:
-            check_view_hides(result["state"], service.load(game_id).snap, seat)
+            check_view_hides(result["state"], service.repository.load(game_id).snap, seat)
     raise AssertionError(f"the game did not end within {max_actions} human actions")

@@ -37,7 +37,7 @@ def play_to_end(
     keys = []
     for step in range(5000):
         dispatcher.drain()
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         if loaded.snap.finished:
             return keys
         assert 0 in loaded.snap.to_act(), f"nobody may act at version {loaded.version}"

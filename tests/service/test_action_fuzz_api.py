@@ -82,7 +82,7 @@ class ApiTable:
         self.tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
 
     def snap(self) -> engine.Snapshot[Any]:
-        snap: engine.Snapshot[Any] = self.service.load(self.id).snap
+        snap: engine.Snapshot[Any] = self.service.repository.load(self.id).snap
         return snap
 
     def advance(self, steps: int) -> None:

@@ -244,7 +244,7 @@ def test_views_hide_face_down_and_drawn_cards(client: FlaskClient, app: flask.Fl
     assert event["type"] == "CardDrawn" and event["actor"] == 1
     assert deck[13] not in json.dumps(event), "the drawn card is not in the public event"
     assert deck[13] not in json.dumps(all_events(client, game_id))
-    snap = service.load(game_id).snap
+    snap = service.repository.load(game_id).snap
     views = {
         1: client.get(f"/v1/games/{game_id}", headers=auth(tokens[1])).get_json(),
         0: client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).get_json(),

@@ -92,7 +92,7 @@ def drain(service: GameService, queue: Queue, **chain: Any) -> list[str]:
 
 def human_move(service: GameService, game_id: str) -> None:
     """Seat 0 (a person) plays a random legal action through the API's command path."""
-    loaded = service.load(game_id)
+    loaded = service.repository.load(game_id)
     rng = SeededStream("human", str(loaded.version))
     action = choose_action("golf", "random", engine.view(loaded.snap, 0), engine.legal_actions(loaded.snap, 0), rng)
     service.submit(game_id, 0, action, expected_version=loaded.version)
@@ -109,7 +109,7 @@ def test_the_index_holds_a_game_exactly_while_a_bot_is_due(
     assert queued_ids(queue) == [bot_job_id(game_id, version)]
     states_seen = set()
     for _ in range(500):
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         bot_due_now = loaded.bot_to_act() is not None
         if bot_due_now:
             assert waiting(queue_client) == {game_id: loaded.version}
@@ -181,15 +181,15 @@ def test_reconcile_enqueues_exactly_the_missing_jobs(
     game_h, version_h = games["H"]
     started_by(job("H"), queue, "dead-worker")
     for _ in range(3):
-        loaded = service.load(game_h)
+        loaded = service.repository.load(game_h)
         bot = loaded.bot_to_act()
         assert bot is not None and bot.level is not None
         rng = SeededStream("h", str(loaded.version))
         view, legal = engine.view(loaded.snap, bot.seat), engine.legal_actions(loaded.snap, bot.seat)
         action = choose_action("golf", bot.level, view, legal, rng)
         service.submit(game_h, bot.seat, action, expected_version=loaded.version, schedule_bots=False)
-    now_h = service.load(game_h).version
-    assert now_h > version_h and service.load(game_h).bot_to_act() is not None
+    now_h = service.repository.load(game_h).version
+    assert now_h > version_h and service.repository.load(game_h).bot_to_act() is not None
     # I: a stale entry (a person is due), J: a game that does not exist.
     queue_client.zadd(WAITING_KEY, {human_game: human_version, "no-such-game": 7})
     # K: scheduled for a retry; L: a retry long overdue (no RQ scheduler runs).
@@ -258,7 +258,7 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
 
     monkeypatch.setattr(service, "submit", counting_submit)
     assert service.play_bot_turn(game_id, version, max_turns=5) == "played"
-    after = service.load(game_id)
+    after = service.repository.load(game_id)
     assert len(submitted) == 5, "five bot turns in one job"
     assert submitted[0] == version and submitted == sorted(set(submitted)), "each its own append at its version"
     assert after.bot_to_act() is not None
@@ -266,13 +266,13 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
     assert waiting(queue_client) == {game_id: after.version}
 
     assert service.play_bot_turn(game_id, version) == "stale", "a second run of the same job plays nothing"
-    assert service.load(game_id).version == after.version
+    assert service.repository.load(game_id).version == after.version
 
 
 def test_a_chain_stops_at_a_persons_turn(service: GameService, queue: Queue) -> None:
     game_id, version = create(service, HUMAN_AND_BOT)
     assert service.play_bot_turn(game_id, version) == "played"
-    loaded = service.load(game_id)
+    loaded = service.repository.load(game_id)
     assert loaded.version == version + 1 and loaded.snap.to_act() == (0,)
     assert queued_ids(queue) == [bot_job_id(game_id, version)], "nothing new enqueued while a person is due"
 
@@ -280,7 +280,7 @@ def test_a_chain_stops_at_a_persons_turn(service: GameService, queue: Queue) -> 
 def test_a_chain_stops_at_its_time_bound_after_one_turn(service: GameService, queue: Queue) -> None:
     game_id, version = create(service, TWO_BOTS)
     assert service.play_bot_turn(game_id, version, max_seconds=0) == "played"
-    now = service.load(game_id).version
+    now = service.repository.load(game_id).version
     assert now == version + 1
     assert queued_ids(queue) == [bot_job_id(game_id, version), bot_job_id(game_id, now)]
 
@@ -296,7 +296,7 @@ def test_chained_and_unchained_bots_play_the_same_game(monkeypatch: pytest.Monke
         game_id, _ = create(one, TWO_BOTS + [{"kind": "bot", "level": "greedy"}], seed="same")
         outcomes = drain(one, Queue(BOT_QUEUE, connection=dispatcher_of(one).connection), max_turns=chain)
         assert set(outcomes) == {"played"}
-        assert one.load(game_id).snap.finished
+        assert one.repository.load(game_id).snap.finished
         events = one.store.read(game_id)
         check_chain(events, events[0]["prev_hash"])
         records.append(([(e["type"], e["actor"], e["data"]) for e in events], len(outcomes)))
@@ -337,7 +337,7 @@ def test_a_job_that_meets_a_store_error_is_retried_with_backoff(
     assert job.retries_left == len(BOT_RETRY_INTERVALS) - 1
     due = ScheduledJobRegistry(queue=queue).get_scheduled_time(job)
     assert BOT_RETRY_INTERVALS[0] - 1 <= (due.timestamp() - started) <= BOT_RETRY_INTERVALS[0] + 2
-    assert service.load(game_id).version == version, "nothing was stored by the failed attempt"
+    assert service.repository.load(game_id).version == version, "nothing was stored by the failed attempt"
 
     scheduler = RQScheduler([queue], connection=queue_client, serializer=JSONSerializer)
     scheduler.acquire_locks()
@@ -349,7 +349,7 @@ def test_a_job_that_meets_a_store_error_is_retried_with_backoff(
     worker.work(burst=True)
     assert job.get_status(refresh=True) == JobStatus.FINISHED
     assert job.return_value() == "played"
-    assert service.load(game_id).snap.finished
+    assert service.repository.load(game_id).snap.finished
 
 
 # ---------------------------------------------------------------- a moment for a person's Go5 call
@@ -366,17 +366,17 @@ def test_a_bot_gives_a_person_who_may_call_go5_a_moment_first(fake_redis: fakere
     game_id = service.create_game("go5", seats, {}, seed=GO5_CALL_SEED)["id"]
     for step in range(5000):
         dispatcher.drain()
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         if loaded.snap.finished:
             break
         view = engine.view(loaded.snap, 0)
         action = choose_action("go5", "greedy", view, view["you"]["legal"], SeededStream("ana", str(step)))
         service.submit(game_id, 0, action, expected_version=loaded.version)
-    final = service.load(game_id)
+    final = service.repository.load(game_id)
     assert final.snap.finished
     waits = []
     for version in range(1, final.version + 1):
-        at = dataclasses.replace(final, snap=service.state_at(final, version))
+        at = dataclasses.replace(final, snap=service.repository.state_at(final, version))
         if at.bot_to_act() is None:
             continue
         person_may_call = 0 in at.snap.out_of_turn()
@@ -399,12 +399,12 @@ def test_a_lost_bot_turn_that_waits_for_a_call_is_put_back_on_the_schedule(
         drain(service, queue)
         if registry.get_job_ids():
             break
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         assert not loaded.snap.finished, "the person never had a chance to call Go5; pick another seed"
         view = engine.view(loaded.snap, 0)
         action = choose_action("go5", "greedy", view, view["you"]["legal"], SeededStream("ana", str(step)))
         service.submit(game_id, 0, action, expected_version=loaded.version)
-    loaded = service.load(game_id)
+    loaded = service.repository.load(game_id)
     job_id = bot_job_id(game_id, loaded.version)
     assert loaded.person_may_call() and registry.get_job_ids() == [job_id]
     queue_client.zrem(registry.key, job_id)  # the scheduled job is lost

@@ -56,7 +56,7 @@ def test_an_expert_turn_goes_on_the_expert_queue_and_a_chain_stops_at_the_other_
     assert job_ids(server, BOT_QUEUE) == []
 
     assert service.play_bot_turn(game["id"], game["version"]) == "played"
-    after = service.load(game["id"])
+    after = service.repository.load(game["id"])
     assert after.version == game["version"] + 1, "the chain stopped at the greedy bot"
     assert after.bot_to_act() is not None and after.bot_to_act().level == "greedy"  # type: ignore[union-attr]
     assert job_ids(server, BOT_QUEUE) == [bot_job_id(game["id"], after.version)]

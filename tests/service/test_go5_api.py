@@ -45,7 +45,7 @@ def view_of(client: FlaskClient, game_id: str, token: str | None = None) -> dict
 
 def hidden_from(app: flask.Flask, game_id: str, viewer: int | None) -> set[str]:
     """Number cards `viewer` may not see now: other hands and the stock (C-6)."""
-    snap = app.extensions["games"].load(game_id).snap
+    snap = app.extensions["games"].repository.load(game_id).snap
     table = snap.game.full_view(snap.state)["table"]
     hidden = set(table["stock"])
     for seat, hand in enumerate(table["hands"]):
@@ -345,7 +345,7 @@ def test_whole_game_with_a_scripted_person_and_greedy_bots(
     sent: dict[str, int] = {}
     for turn_no in range(2000):
         dispatcher.drain()
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         if loaded.snap.finished:
             break
         assert 0 in loaded.snap.to_act(), "only the person can be waited for"

@@ -250,7 +250,7 @@ def play_with_humans(
         acting = [seat for seat in spectator["to_act"] if seat in tokens]
         assert acting, f"no human may act at version {version} and the bots are done, but the game runs on"
         seat = acting[0]
-        action = rng.choice(engine.legal_actions(service.load(game_id).snap, seat))
+        action = rng.choice(engine.legal_actions(service.repository.load(game_id).snap, seat))
         response = client.post(
             f"/v1/games/{game_id}/actions", json={**action, "expected_version": version}, headers=auth(tokens[seat])
         )
@@ -1011,7 +1011,7 @@ def test_the_seed_is_in_no_response_and_no_log_line_before_it_is_revealed(
                     refused = client.post(f"/v1/games/{gid}/actions", json={"type": "draw"}, headers=auth(token))
                     assert refused.status_code >= 400
                     watch.add("out of turn", refused)
-            action = rng.choice(engine.legal_actions(service.load(gid).snap, seat))
+            action = rng.choice(engine.legal_actions(service.repository.load(gid).snap, seat))
             watch.add("action", client.post(f"/v1/games/{gid}/actions", json=action, headers=auth(tokens[seat])))
         else:
             pytest.fail(f"the game did not end within {HUMAN_ACTION_CAP} human actions")

@@ -92,7 +92,7 @@ class Table:
         self.game = game
         self.id: str = created["id"]
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
-        snap = app.extensions["games"].load(self.id).snap
+        snap = app.extensions["games"].repository.load(self.id).snap
         self.seat = snap.to_act()[0]
         self.token: str = tokens[self.seat]
         self.legal = engine.legal_actions(snap, self.seat)

@@ -451,7 +451,7 @@ def test_a_human_against_greedy_and_random_bots_plays_to_the_end(
     service = app.extensions["games"]
     for _ in range(3000):
         dispatcher.drain()
-        loaded = service.load(game.id)
+        loaded = service.repository.load(game.id)
         if loaded.snap.finished:
             break
         assert loaded.snap.to_act() == (0,), "only the human can be waited for"

@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from domain import engine
-from service.play import game_service as commands
+from service.play import loaded_game
 from tests.conftest import auth
 from tests.service.helpers import assert_problem, redis_dump, stream_entries
 
@@ -64,7 +64,7 @@ def test_tokens_are_compared_in_constant_time(client: FlaskClient, monkeypatch: 
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(commands.hmac, "compare_digest", counting)
+    monkeypatch.setattr(loaded_game.hmac, "compare_digest", counting)
     token = created["seats"][2]["token"]
     response = client.get(f"/v1/games/{created['id']}", headers=auth(token))
     assert response.status_code == 200 and response.get_json()["you"]["seat"] == 2
@@ -81,7 +81,7 @@ def test_a_token_acts_only_for_its_own_seat_in_its_own_game(
 ) -> None:
     first = client.post("/v1/games", json={"game": "go5", "seats": [{"kind": "human"}] * 2}).get_json()
     second = client.post("/v1/games", json={"game": "go5", "seats": [{"kind": "human"}] * 2}).get_json()
-    snap = app.extensions["games"].load(first["id"]).snap
+    snap = app.extensions["games"].repository.load(first["id"]).snap
     (to_act,) = snap.to_act()
     idle = 1 - to_act
     action = engine.legal_actions(snap, to_act)[0]

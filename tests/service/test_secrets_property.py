@@ -238,7 +238,7 @@ def play_and_check(
     moves = 0
     while True:
         dispatcher.drain()
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         snap = loaded.snap
         for seat, token in [*tokens.items(), (None, None)]:
             headers = auth(token) if token else {}
@@ -265,7 +265,7 @@ def play_and_check(
             body = answer.get_json()
             if answer.status_code == 200:  # the mutation happened to be legal: it was a move
                 moves += 1
-                after = service.load(game_id).snap
+                after = service.repository.load(game_id).snap
                 check_view(body["state"], after, probe_seat, f"{game} answer state of seat {probe_seat}")
                 answered.update({r["seq"]: r for r in body["events"]})
                 continue
@@ -279,7 +279,7 @@ def play_and_check(
         assert response.status_code == 200, (action, response.get_data(as_text=True))
         body = response.get_json()
         moves += 1
-        after = service.load(game_id).snap
+        after = service.repository.load(game_id).snap
         assert after.version == body["version"]
         check_view(body["state"], after, seat, f"{game} answer state of seat {seat}")
         answered.update({r["seq"]: r for r in body["events"]})
@@ -289,10 +289,10 @@ def play_and_check(
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     for seq, record in answered.items():
         assert records[seq - 1] == record, f"the answer's event {seq} is not the stored one"
-    check_events(records, service.load(game_id).config)
+    check_events(records, service.repository.load(game_id).config)
     record = client.get(f"/v1/games/{game_id}/record").get_json()
     assert record["events"] == records, "the record holds exactly the public events"
-    if not service.load(game_id).snap.finished:
+    if not service.repository.load(game_id).snap.finished:
         assert "seed" not in record and "decks" not in record
     return moves
 
@@ -390,7 +390,7 @@ def test_the_checker_catches_a_leaked_stock_card(
 def test_the_event_checker_catches_a_hidden_card(client: FlaskClient, app: flask.Flask) -> None:
     seats = [{"kind": "human"}, {"kind": "human"}]
     created = client.post("/v1/games", json={"game": "golf", "seats": seats, "options": {"rounds": 1}}).get_json()
-    loaded = app.extensions["games"].load(created["id"])
+    loaded = app.extensions["games"].repository.load(created["id"])
     records = client.get(f"/v1/games/{created['id']}/events?after=0").get_json()["events"]
     check_events(records, loaded.config)
     stock = engine.full_view(loaded.snap)["table"]["stock"]
@@ -408,7 +408,7 @@ def test_the_checker_catches_a_card_leaked_in_a_streamed_view(
 
     def leaky_frame(service: Any, game_id: str, seat: int) -> str:
         frame = real_frame(service, game_id, seat)
-        stock = engine.full_view(service.load(game_id).snap)["table"].get("stock") or []
+        stock = engine.full_view(service.repository.load(game_id).snap)["table"].get("stock") or []
         return frame.replace('"table":{', f'"table":{{"peek":"{stock[0]}",', 1) if stock else frame
 
     monkeypatch.setattr(live, "_view_frame", leaky_frame)

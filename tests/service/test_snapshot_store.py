@@ -66,12 +66,12 @@ def test_a_new_process_loads_and_replays_from_the_stored_snapshots(
     assert version > EVERY and redis.hlen(f"game:{{{game}}}:snapshots") >= version // EVERY - 1
     counter = FoldCounter(monkeypatch)
     cold = service_on(redis)  # a process that has never seen the game
-    folded, loaded = counter.during(lambda: cold.load(game))
+    folded, loaded = counter.during(lambda: cold.repository.load(game))
     assert same(loaded.snap, scratch[-1]) and folded < 2 * EVERY, folded  # an action appends a few events
     for at in (1, EVERY - 1, EVERY + 3, version // 2, version - 1):
         fresh = service_on(redis)
-        header = fresh.load_header(game)
-        folded, snap = counter.during(lambda fresh=fresh, header=header, at=at: fresh.state_at(header, at))
+        header = fresh.repository.load_header(game)
+        folded, snap = counter.during(lambda fresh=fresh, header=header, at=at: fresh.repository.state_at(header, at))
         assert same(snap, scratch[at]) and folded < 2 * EVERY, (at, folded)
 
 
@@ -88,7 +88,7 @@ def test_a_stored_snapshot_that_names_other_code_is_refused_and_the_fold_goes_on
     key = f"game:{{{game}}}:snapshots"
     for field in redis.hkeys(key):
         redis.hset(key, field, sealed("golf", {**hostile, "state": {"$dc": "os:system", "f": {}}}))
-    loaded = service_on(redis).load(game)
+    loaded = service_on(redis).repository.load(game)
     assert same(loaded.snap, scratch[-1]), "an unusable stored snapshot only costs a longer fold"
     assert not redis.exists(key), "and is dropped"
 
@@ -104,7 +104,7 @@ def test_a_changed_stream_drops_the_stored_snapshots() -> None:
         text = fields["e"].replace('"hash":"', '"hash":"0', 1) if entry_id == f"{first}-0" else fields["e"]
         redis.xadd(events, {"e": text}, id=entry_id)
     service = service_on(redis)
-    service.state_at(service.load_header(game), first + 1)
+    service.repository.state_at(service.repository.load_header(game), first + 1)
     assert not redis.exists(key), "snapshots of a stream that changed are gone"
 
 
@@ -113,7 +113,7 @@ def test_packing_a_finished_game_drops_its_snapshots() -> None:
     game = played(redis, "switch")
     key = f"game:{{{game}}}:snapshots"
     assert redis.exists(key)
-    before = service_on(redis).load(game)
+    before = service_on(redis).repository.load(game)
     assert EventStore(redis).compact(game) == "packed"
     assert not redis.exists(key)
-    assert same(service_on(redis).load(game).snap, before.snap)
+    assert same(service_on(redis).repository.load(game).snap, before.snap)

@@ -178,7 +178,7 @@ def test_a_snapshot_written_by_other_domain_code_is_dropped_and_the_game_folded_
     assert blob is not None
     with pytest.raises(SnapshotDecodeError, match="other code"):
         decode(blob, scratch[0].config)
-    assert same(service_on(redis).load(game).snap, scratch[-1])
+    assert same(service_on(redis).repository.load(game).snap, scratch[-1])
     assert not redis.exists(snapshots_key(game)), "snapshots of other code are dropped"
 
 
@@ -206,7 +206,7 @@ def test_a_snapshot_whose_bytes_changed_is_refused() -> None:
     assert stored is not None
     marks, _, _ = stored.partition(b"\n")
     redis.hset(snapshots_key(game), str(field), marks + b"\n" + unmarked({**body_of(stored), "abandoned": "left"}))
-    loaded = service_on(redis).load(game)
+    loaded = service_on(redis).repository.load(game)
     assert same(loaded.snap, scratch[-1]) and loaded.snap.abandoned == scratch[-1].abandoned
     assert not redis.exists(snapshots_key(game))
 
@@ -220,7 +220,7 @@ def test_a_snapshot_stored_under_another_version_is_refused() -> None:
     version = len(scratch) - 1
     redis.hset(snapshots_key(game), str(version - 10), encode(scratch[version - 2], hashes[version - 3]))
     fresh = service_on(redis)
-    assert same(fresh.state_at(fresh.load_header(game), version - 5), scratch[version - 5])
+    assert same(fresh.repository.state_at(fresh.repository.load_header(game), version - 5), scratch[version - 5])
     assert not redis.exists(snapshots_key(game))
 
 

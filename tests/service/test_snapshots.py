@@ -59,14 +59,14 @@ def played_game(redis: fakeredis.FakeRedis, game_id: str, seed: str) -> str:
     created = service.create_game(game_id, seats, small_options(game.describe()), seed)
     assert service.dispatcher.service is service
     service.dispatcher.drain()  # type: ignore[attr-defined]
-    assert service.load(created["id"]).snap.finished
+    assert service.repository.load(created["id"]).snap.finished
     return str(created["id"])
 
 
 def scratch_states(service: GameService, game_id: str) -> list[engine.Snapshot[Any]]:
     """The game after each event, folding from scratch (engine.fold is this loop): index n holds
     the state after event n."""
-    header = service.load_header(game_id)
+    header = service.repository.load_header(game_id)
     catalog = header.snap.game.catalog
     events = [catalog.build(r["type"], record_actor(r), r["data"]) for r in service.store.read(game_id)]
     states = [engine.fold(header.config, [])]
@@ -108,17 +108,17 @@ def test_snapshots_give_exactly_the_states_a_fold_from_scratch_gives_at_every_st
     version = len(scratch) - 1
     steps = list(range(1, version + 1))
     random.Random(order_seed).shuffle(steps)
-    game = service.load(played) if cold_first else service.load_header(played)
+    game = service.repository.load(played) if cold_first else service.repository.load_header(played)
     if cold_first:
         assert same(game.snap, scratch[version])
     for at in steps:
-        folded, snap = counter.during(lambda at=at: service.state_at(game, at))
+        folded, snap = counter.during(lambda at=at: service.repository.state_at(game, at))
         assert same(snap, scratch[at]), f"{game_id}: the state at {at} (snapshots every {every}) differs"
         if cold_first:  # the load kept a snapshot at every multiple: no step folds more than the rest
             assert folded <= every - 1 or at == version, (at, folded)
     # once every step was asked for, any step folds at most every - 1 events
     for at in random.Random(order_seed + 1).sample(range(1, version + 1), min(version, 20)):
-        folded, snap = counter.during(lambda at=at: service.state_at(game, at))
+        folded, snap = counter.during(lambda at=at: service.repository.state_at(game, at))
         assert same(snap, scratch[at]) and folded <= every - 1, (at, folded)
 
 
@@ -131,10 +131,10 @@ def test_a_load_without_the_cached_game_folds_only_from_its_latest_snapshot(
     redis, played, scratch = games[game_id]
     service = service_on(redis, every=16)
     counter = FoldCounter(monkeypatch)
-    cold, loaded = counter.during(lambda: service.load(played))
+    cold, loaded = counter.during(lambda: service.repository.load(played))
     assert cold == len(scratch) - 1 and same(loaded.snap, scratch[-1])
-    service._cache.clear()  # the game fell out of the cache of latest states
-    again, reloaded = counter.during(lambda: service.load(played))
+    service.repository._cache.clear()  # the game fell out of the cache of latest states
+    again, reloaded = counter.during(lambda: service.repository.load(played))
     assert again <= 15 and same(reloaded.snap, scratch[-1]), again
 
 
@@ -150,16 +150,16 @@ def test_a_changed_stream_is_not_replayed_from_a_stale_snapshot(
     for entry_id, fields in source.xrange(key):
         redis.xadd(key, fields, id=entry_id)
     service = service_on(redis, every=8)
-    game = service.load(played)
+    game = service.repository.load(played)
     entries = redis.xrange(key)
     redis.delete(key)
     for entry_id, fields in entries:  # event 8 with another hash, as a rewrite of the stream leaves it
         text = fields["e"].replace('"hash":"', '"hash":"0', 1) if entry_id == "8-0" else fields["e"]
         redis.xadd(key, {"e": text}, id=entry_id)
     counter = FoldCounter(monkeypatch)
-    folded, snap = counter.during(lambda: service.state_at(game, 12))
+    folded, snap = counter.during(lambda: service.repository.state_at(game, 12))
     assert same(snap, scratch[12]) and folded == 12, "the snapshot at 8 no longer fits: from scratch"
-    kept = service.snapshots.nearest(played, 12)
+    kept = service.repository.snapshots.nearest(played, 12)
     assert kept is not None and kept.version == 8 and kept.last_hash.startswith("0"), "kept anew from the stream"
 
 

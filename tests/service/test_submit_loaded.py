@@ -1,8 +1,10 @@
-"""`GameService.submit(..., loaded=...)`: the caller's own copy of the game (an API request's load, a bot
-job's) saves a read, and never lets an action be decided on, or appended over, a game that another
+"""`GameService.act`: the API's use case loads the game itself (its process's cached copy plus what the
+store holds beyond it), and never lets an action be decided on, or appended over, a game that another
 API process has moved on since (two processes over one Redis, each with its own cache)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import fakeredis
 import pytest
@@ -28,13 +30,19 @@ def api_process(server: fakeredis.FakeServer) -> GameService:
     return GameService(EventStore(fakeredis.FakeRedis(server=server, decode_responses=True)), RecordingDispatcher())
 
 
+def token(created: dict[str, Any], seat: int) -> str:
+    """The seat's token from the creation answer."""
+    found: str = created["seats"][seat]["token"]
+    return found
+
+
 def test_a_copy_that_fell_behind_is_not_appended_over(server: fakeredis.FakeServer) -> None:
     first, second = api_process(server), api_process(server)
     created = first.create_game("golf", TWO_HUMANS, {}, seed="behind")
-    stale = first.load(created["id"])
+    stale = first.repository.load(created["id"])
     second.submit(created["id"], 0, REVEAL)
 
-    answer = first.submit(created["id"], 1, REVEAL, loaded=stale)
+    answer = first.act(created["id"], token(created, 1), REVEAL)
 
     assert answer["version"] == stale.version + 2
     records = first.store.read(created["id"])
@@ -45,12 +53,12 @@ def test_a_copy_that_fell_behind_is_not_appended_over(server: fakeredis.FakeServ
 def test_an_action_the_behind_copy_would_refuse_is_decided_on_the_game_as_it_is(server: fakeredis.FakeServer) -> None:
     first, second = api_process(server), api_process(server)
     created = first.create_game("golf", TWO_HUMANS, {}, seed="moved-on")
-    stale = first.load(created["id"])  # still in setup: a draw is refused there (G-4)
+    stale = first.repository.load(created["id"])  # still in setup: a draw is refused there (G-4)
     second.submit(created["id"], 0, REVEAL)
     second.submit(created["id"], 1, REVEAL)
-    (turn,) = second.load(created["id"]).snap.to_act()
+    (turn,) = second.repository.load(created["id"]).snap.to_act()
 
-    answer = first.submit(created["id"], turn, {"type": "draw", "from": "stock"}, loaded=stale)  # G-6
+    answer = first.act(created["id"], token(created, turn), {"type": "draw", "from": "stock"})  # G-6
 
     assert answer["version"] == stale.version + 3
     assert [e["type"] for e in answer["events"]] == ["CardDrawn"]
@@ -60,10 +68,10 @@ def test_an_action_the_behind_copy_would_refuse_is_decided_on_the_game_as_it_is(
 def test_an_expected_version_newer_than_the_copy_is_checked_against_the_store(server: fakeredis.FakeServer) -> None:
     first, second = api_process(server), api_process(server)
     created = first.create_game("golf", TWO_HUMANS, {}, seed="expected")
-    stale = first.load(created["id"])
+    stale = first.repository.load(created["id"])
     second.submit(created["id"], 0, REVEAL)
 
-    answer = first.submit(created["id"], 1, REVEAL, expected_version=stale.version + 1, loaded=stale)
+    answer = first.act(created["id"], token(created, 1), REVEAL, expected_version=stale.version + 1)
 
     assert answer["version"] == stale.version + 2
 
@@ -71,11 +79,11 @@ def test_an_expected_version_newer_than_the_copy_is_checked_against_the_store(se
 def test_an_expected_version_that_is_no_longer_current_is_a_conflict(server: fakeredis.FakeServer) -> None:
     first, second = api_process(server), api_process(server)
     created = first.create_game("golf", TWO_HUMANS, {}, seed="conflict")
-    stale = first.load(created["id"])
+    stale = first.repository.load(created["id"])
     second.submit(created["id"], 0, REVEAL)
 
     with pytest.raises(VersionConflict) as refused:
-        first.submit(created["id"], 1, REVEAL, expected_version=stale.version, loaded=stale)
+        first.act(created["id"], token(created, 1), REVEAL, expected_version=stale.version)
 
     problem = problem_for(refused.value)
     assert (problem.status, problem.code) == (409, "version_conflict")
@@ -87,9 +95,9 @@ def test_a_copy_of_another_game_is_ignored(server: fakeredis.FakeServer) -> None
     one = service.create_game("golf", TWO_HUMANS, {}, seed="one")
     other = service.create_game("golf", TWO_HUMANS, {}, seed="other")
     service.submit(other["id"], 0, REVEAL)
-    wrong = service.load(other["id"])
+    service.repository.load(other["id"])  # the other game is in the process's cache too
 
-    answer = service.submit(one["id"], 0, REVEAL, loaded=wrong)
+    answer = service.act(one["id"], token(one, 0), REVEAL)
 
     assert answer["version"] == one["version"] + 1
     check_chain(service.store.read(one["id"]), one["seed_commitment"])
@@ -101,14 +109,14 @@ def test_a_cache_ahead_of_a_store_that_lost_its_last_events_is_rebuilt(server: f
     service = api_process(server)
     created = service.create_game("golf", TWO_HUMANS, {}, seed="ahead")
     service.submit(created["id"], 0, REVEAL)
-    ahead = service.load(created["id"])
+    ahead = service.repository.load(created["id"])
     raw, key = fakeredis.FakeRedis(server=server, decode_responses=True), f"game:{{{created['id']}}}:events"
     kept = raw.xrange(key)[:-1]
     raw.delete(key)  # the stream as a store that never got its last write holds it
     for entry_id, fields in kept:
         raw.xadd(key, fields, id=entry_id)
 
-    reloaded = service.load(created["id"])
+    reloaded = service.repository.load(created["id"])
 
     assert reloaded.version == ahead.version - 1
     answer = service.submit(created["id"], 0, REVEAL, expected_version=reloaded.version)

@@ -184,7 +184,7 @@ def test_whole_game_scripted_human_and_greedy_bots(
     sent: Counter[str] = Counter()
     for turn in range(3000):
         dispatcher.drain()
-        loaded = service.load(game_id)
+        loaded = service.repository.load(game_id)
         if loaded.snap.finished:
             break
         assert loaded.snap.to_act() == (0,), "only the human can be waited for"

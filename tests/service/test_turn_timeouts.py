@@ -81,7 +81,7 @@ def test_a_timeout_is_scheduled_when_a_human_is_to_act_and_cancelled_when_the_ga
     game_id, first = created["id"], created["version"]
     assert dispatcher.timeouts == {(game_id, first): 30}, "setup: the human must reveal (G-4)"
     dispatcher.drain()  # the bot reveals: the game moves on, so the human's clock starts again
-    version = games_of(app).load(game_id).version
+    version = games_of(app).repository.load(game_id).version
     assert version > first
     assert dispatcher.cancelled == [(game_id, first)]
     assert dispatcher.timeouts == {(game_id, version): 30}
@@ -94,7 +94,7 @@ def test_a_timeout_is_scheduled_when_a_human_is_to_act_and_cancelled_when_the_ga
     assert response.status_code == 200, response.get_json()
     assert (game_id, version) in dispatcher.cancelled and (game_id, version) not in dispatcher.timeouts
     dispatcher.drain()
-    loaded = games_of(app).load(game_id)
+    loaded = games_of(app).repository.load(game_id)
     expected = {(game_id, loaded.version): 30} if 0 in loaded.snap.to_act() else {}
     assert dispatcher.timeouts == expected
 
@@ -104,15 +104,15 @@ def test_a_timeout_that_the_human_beat_plays_nothing(
 ) -> None:
     created = create_golf(client, HUMAN_AND_BOT, turn_seconds=30, options=ONE_ROUND)
     dispatcher.drain()
-    stale = games_of(app).load(created["id"]).version
+    stale = games_of(app).repository.load(created["id"]).version
     client.post(
         f"/v1/games/{created['id']}/actions",
         json={"type": "reveal", "positions": [2, 3]},
         headers=auth(created["seats"][0]["token"]),
     )
-    after = games_of(app).load(created["id"]).version
+    after = games_of(app).repository.load(created["id"]).version
     assert play_turn_timeout(games_of(app), created["id"], stale) == "stale"
-    assert games_of(app).load(created["id"]).version == after
+    assert games_of(app).repository.load(created["id"]).version == after
 
 
 # ---------------------------------------------------------------- the move it plays
@@ -123,7 +123,7 @@ def test_a_timeout_plays_the_greedy_move_recorded_as_the_system_for_the_seat(
 ) -> None:
     created = create_golf(client, HUMAN_AND_BOT, turn_seconds=30, options=ONE_ROUND)
     dispatcher.drain()
-    before = games_of(app).load(created["id"])
+    before = games_of(app).repository.load(created["id"])
     greedy = timeout_action(before, 0)
     assert dispatcher.fire_timeouts() == ["played"]
     records = client.get(f"/v1/games/{created['id']}/events?after={before.version}").get_json()["events"]
@@ -160,7 +160,7 @@ def test_a_game_whose_human_never_acts_is_played_to_the_end_by_timeouts_and_veri
     game_id = response.get_json()["id"]
     for _ in range(5000):
         dispatcher.drain()
-        if games_of(app).load(game_id).snap.finished:
+        if games_of(app).repository.load(game_id).snap.finished:
             break
         assert dispatcher.fire_timeouts() == ["played"], "only the human can act, so its timeout is due"
     record = client.get(f"/v1/games/{game_id}/record").get_json()
@@ -179,7 +179,7 @@ def test_a_game_whose_human_never_acts_is_played_to_the_end_by_timeouts_and_veri
 
 def finished_golf_by_timeouts(client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher) -> Any:
     created = create_golf(client, HUMAN_AND_BOT, turn_seconds=5, options=ONE_ROUND, seed="verify")
-    while not games_of(app).load(created["id"]).snap.finished:
+    while not games_of(app).repository.load(created["id"]).snap.finished:
         dispatcher.drain()
         dispatcher.fire_timeouts()
     return client.get(f"/v1/games/{created['id']}/record").get_json()
@@ -263,7 +263,7 @@ def test_rq_timeout_jobs_are_scheduled_by_id_and_deleted_when_the_human_acts(rq_
     rq_service.submit(game_id, 0, {"type": "reveal", "positions": [0, 1]}, expected_version=version)
     assert not Job.exists(job_id, connection=dispatcher.connection)
     assert job_id not in scheduled(rq_service)
-    loaded = rq_service.load(game_id)
+    loaded = rq_service.repository.load(game_id)
     assert list(scheduled(rq_service)) == ([timeout_job_id(game_id, loaded.version)] if loaded.humans_to_act() else [])
 
 
@@ -296,13 +296,13 @@ def test_the_reconciler_schedules_a_lost_turn_timeout_again(
     monkeypatch.setattr(dispatcher, "schedule_timeout", lost)
     rq_service.submit(game_id, 0, {"type": "reveal", "positions": [0, 1]}, expected_version=version)
     monkeypatch.undo()
-    now = rq_service.load(game_id).version
-    assert rq_service.load(game_id).humans_to_act() == [1]
+    now = rq_service.repository.load(game_id).version
+    assert rq_service.repository.load(game_id).humans_to_act() == [1]
     assert dispatcher.index.entries() == [(game_id, now)] and scheduled(rq_service) == {}
     assert reconciler.run_once() == [(game_id, now)]
     assert list(scheduled(rq_service)) == [timeout_job_id(game_id, now)]
 
-    while not (loaded := rq_service.load(game_id)).snap.finished:
+    while not (loaded := rq_service.repository.load(game_id)).snap.finished:
         assert play_turn_timeout(rq_service, game_id, loaded.version) == "played"
     assert dispatcher.index.entries() == [] and scheduled(rq_service) == {}
 

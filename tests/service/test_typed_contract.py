@@ -27,6 +27,7 @@ from service.api.game_routes import ActionResultSchema, GameViewSchema
 from service.api.history_routes import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
+from service.play.game_view import render
 from tests.conftest import RecordingDispatcher
 
 OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
@@ -87,13 +88,13 @@ def play(app: flask.Flask, contract: Contract, game_id: str, seed: str) -> tuple
     name = camel(game_id)
     view_schema, result_schema = GameViewSchema(), ActionResultSchema()
     for _ in range(MAX_ACTIONS):
-        loaded = service.load(gid)
+        loaded = service.repository.load(gid)
         snap = loaded.snap
         if snap.finished:
             break
         seat = (snap.to_act() or snap.out_of_turn())[0]
-        spectator = service.render(loaded, snap, None)
-        view = service.render(loaded, snap, seat)
+        spectator = render(loaded, snap, None)
+        view = render(loaded, snap, seat)
         for raw in (spectator, view):
             dumped_is_raw(view_schema, raw)
             contract.validate("GameView", as_json(raw))
@@ -107,7 +108,7 @@ def play(app: flask.Flask, contract: Contract, game_id: str, seed: str) -> tuple
         answer = service.submit(gid, seat, chosen)
         dumped_is_raw(result_schema, answer)
         contract.validate("ActionResult", as_json(answer))
-    assert service.load(gid).snap.finished, f"{game_id} {seed} did not end in {MAX_ACTIONS} actions"
+    assert service.repository.load(gid).snap.finished, f"{game_id} {seed} did not end in {MAX_ACTIONS} actions"
     return gid, list(tokens.values())
 
 
@@ -190,14 +191,14 @@ def test_system_moves_and_an_abandoned_game_fit_their_schemas(
         dispatcher.drain()
         assert dispatcher.fire_timeouts() == ["played"]
     service.abandon(gid, "idle")
-    loaded = service.load(gid)
+    loaded = service.repository.load(gid)
     assert loaded.snap.finished and loaded.snap.abandoned == "idle"
     record = app.extensions["history"].record(gid)
     stand_ins = [event for event in record["events"] if event["actor"] == "system" and "seat" in event]
     assert len(stand_ins) == 4 and record["events"][-2]["type"] == "GameAbandoned", record["events"][-3:]
     check_history(app, contract, gid, camel(game_id), [None, token])
     for seat in (None, 0):
-        view = service.render(loaded, loaded.snap, seat)
+        view = render(loaded, loaded.snap, seat)
         assert view["result"]["abandoned"] is True
         dumped_is_raw(GameViewSchema(), view)
         contract.validate(f"{camel(game_id)}GameView", as_json(view))

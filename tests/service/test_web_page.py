@@ -54,7 +54,7 @@ def test_a_seats_view_lists_its_concrete_legal_actions(client: FlaskClient, disp
     token = created["seats"][0]["token"]
     view: dict[str, Any] = client.get(f"/v1/games/{created['id']}", headers=auth(token)).get_json()
     assert dispatcher.service is not None
-    loaded = dispatcher.service.load(created["id"])
+    loaded = dispatcher.service.repository.load(created["id"])
     legal = engine.legal_actions(loaded.snap, 0)
     assert legal and view["you"]["legal"] == legal
     assert view["actions"] == sorted({a["type"] for a in legal})
