@@ -11,9 +11,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.app import create_app
+from service.play.due_turns import play_bot_turns, play_turn_timeout
 from service.play.game_service import GameService
 from service.play.job_queue import BOT_QUEUE
-from service.play.turn_timeouts import play_turn_timeout
 
 
 class RecordingDispatcher:
@@ -51,7 +51,7 @@ class RecordingDispatcher:
         outcomes: list[str] = []
         while self.jobs and len(outcomes) < limit:
             game_id, version = self.jobs.pop(0)
-            outcomes.append(self.service.play_bot_turn(game_id, version))
+            outcomes.append(play_bot_turns(self.service, game_id, version))
         return outcomes
 
 

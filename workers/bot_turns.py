@@ -1,4 +1,4 @@
-"""RQ job: play one bot turn through the same command path as a person's action."""
+"""RQ job: the bot turns due at a version (service/play/due_turns.py), by a person's command path."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from datetime import UTC
 
 from rq import get_current_job
 
+from service.play.due_turns import play_bot_turns
 from workers.context import game_service
 
 log = logging.getLogger(__name__)
@@ -14,7 +15,7 @@ log = logging.getLogger(__name__)
 
 def play_bot_turn(game_id: str, version: int) -> str:
     """Play the bot seat due at `version`; a stale version or a conflict is not an error."""
-    outcome = game_service().play_bot_turn(game_id, version, due_at=_queued_at())
+    outcome = play_bot_turns(game_service(), game_id, version, due_at=_queued_at())
     log.info("bot turn %s@%s: %s", game_id, version, outcome)
     return outcome
 

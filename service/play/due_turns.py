@@ -1,8 +1,16 @@
-"""Bot turns and turn timeouts around the command path: chains of bot turns, the waiting index, timeouts.
+"""Due turns: the one loop that plays them (a chain of bot turns, or a turn timeout's moves), and the
+bookkeeping of what is due (the waiting index, bot jobs, turn timeouts).
 
 The command path (service/play/game_service.py) tells BotTurns about each append: before it, whether a bot
 or a person on a turn timeout's clock is left due (the waiting index); after it, to ask for the next
-bot turn or timeout. A bot job plays a chain of bot turns through the same `submit` as a person's.
+bot turn or timeout. A job (workers/bot_turns.py, workers/turn_timeouts.py) runs `play_due_turns`:
+each turn is decided on the game as loaded and appended only at its version (GameService.act_at), as
+a person's action is.
+
+Turn timeouts: a human seat that does not act within the game's `turn_seconds` has a move played for
+it by the `greedy` policy, recorded with actor "system", the seat and the reason `turn_timeout`. The
+clock of a version starts when the game reaches it and stops when the game moves on (the job is
+deleted; one that already left the schedule finds the version gone and does nothing).
 
 Expert bots think on their own queue (EXPERT_QUEUE, service/play/job_queue.py), so that the other bots keep
 their pace while experts think, and their think time is capped by the server: at most
@@ -15,21 +23,25 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from domain import engine
 from domain.bots import choose_action
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE, budget_for
 from service.ops import metrics
 from service.play.errors import VersionConflict
-from service.play.game_repository import GameRepository
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
 from service.play.loaded_game import LoadedGame
+
+if TYPE_CHECKING:  # game_service builds on BotTurns below
+    from service.play.game_service import GameService
 
 log = logging.getLogger(__name__)
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
 CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
 THINK_MS_MAX = 2000  # the server's cap on an expert's think time a move, unless EXPERT_THINK_MS_MAX says otherwise
+TIMEOUT_LEVEL = "greedy"  # the policy that plays for a person whose turn timed out ...
+TURN_TIMEOUT = "turn_timeout"  # ... recorded with this reason
 
 
 class ThinkCapError(ValueError):
@@ -55,26 +67,6 @@ def effective_think_ms(level: str | None, asked: int | None, cap: int) -> int | 
     if asked is None:
         return cap if cap < DEFAULT_BUDGET.think_ms else None
     return min(asked, cap)
-
-
-class CommandPath(Protocol):
-    """What a chain of bot turns needs of the command path (service/play/game_service.py's GameService)."""
-
-    @property
-    def repository(self) -> GameRepository:
-        """Where games are loaded."""
-
-    def submit(
-        self,
-        game_id: str,
-        seat: int,
-        body: Mapping[str, Any],
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-        schedule_bots: bool = True,
-        system_reason: str | None = None,
-    ) -> dict[str, Any]:
-        """Decide and append one action of `seat`."""
 
 
 class BotTurns:
@@ -137,63 +129,92 @@ class BotTurns:
         except Exception:
             log.exception("could not cancel the turn timeout of %s at version %s", before.id, before.version)
 
-    # ------------------------------------------------------------ chains
 
-    def play_chain(
-        self,
-        commands: CommandPath,
-        game_id: str,
-        version: int,
-        max_turns: int = CHAIN_TURNS,
-        max_seconds: float = CHAIN_SECONDS,
-        due_at: float | None = None,
-    ) -> str:
-        """Play the bot turn due at `version` through `submit`, then the bot turns right after it.
+# ---------------------------------------------------------------- the loop
 
-        Each turn is its own compare-and-append at the version it was decided on, so a second run
-        of the same (game, version) can never play twice. The chain ends at a person's turn, where a
-        person may act out of turn (the next job waits CALL_GRACE_SECONDS for them), at a bot of
-        the other queue (an expert after a greedy bot, or the other way round), at the end of the
-        game, when someone else appended, or at the bound; then the last state is scheduled as
-        after any append (one job, not one per version played). Says what happened:
-        played, stale, conflict or no_bot_to_act. `due_at` (seconds since the epoch): when the first
-        turn became due, for the metrics (each later turn of the chain is due when the one before it
-        is stored).
-        """
-        loaded = commands.repository.load(game_id)
-        if loaded.version != version:
-            return "stale"
-        deadline = time.monotonic() + max_seconds
-        played = 0
-        lane: str | None = None
-        try:
-            while played < max_turns and (played == 0 or time.monotonic() < deadline):
-                bot = loaded.bot_to_act()
-                if bot is None or bot.level is None or (played and loaded.person_may_call()):
-                    break
-                if lane is not None and queue_for(bot.level) != lane:
-                    break  # that bot's turn is for the other queue's workers
-                lane = queue_for(bot.level)
-                action = self._choose(loaded, bot.seat, bot.level, bot.think_ms)
-                try:
-                    answer = commands.submit(
-                        game_id, bot.seat, action, expected_version=loaded.version, schedule_bots=False
-                    )
-                except VersionConflict:
-                    # someone else appended at this version and scheduled what follows
-                    return "played" if played else "conflict"
-                played += 1
-                metrics.observe_bot_turn(loaded.config.game, time.time() if due_at is None else due_at)
-                due_at = time.time()
-                loaded = commands.repository.load(game_id)
-                if loaded.version != answer["version"]:
-                    return "played"  # someone else appended after us and scheduled what follows
-        except Exception:
-            if played:
-                self.schedule(loaded)  # best effort; the reconciler covers a failure
-            raise
-        self.schedule(loaded)
-        return "played" if played else "no_bot_to_act"
+
+class Turns(Protocol):
+    """Which due turns one job plays, and how: a chain of bot turns, or a turn timeout's moves."""
+
+    stale: str  # the outcome when the version the job was for is gone before its first move
+    idle: str  # the outcome when nothing was due
+
+    def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
+        """The next turn on `loaded` after `played` turns: (seat, action, system reason), or None to stop."""
+
+    def done(self, loaded: LoadedGame, seat: int) -> None:
+        """`seat`'s turn at `loaded` was stored."""
+
+
+def play_due_turns(games: GameService, game_id: str, version: int, turns: Turns) -> str:
+    """Play the turns due at `version` and those right after it, as `turns` picks them.
+
+    Each turn is its own compare-and-append at the version it was decided on (GameService.act_at), so a
+    second run of the same (game, version) can never play twice and a person who acted first wins. The
+    loop ends when `turns` has no next one, when someone else appended (they scheduled what follows),
+    or at the end of the game; then the last state is scheduled as after any append (one job, not one
+    per version played). Says what happened: played, `turns.stale` (the version moved before the first
+    move) or `turns.idle` (nothing was due).
+    """
+    loaded = games.repository.load(game_id)
+    if loaded.version != version:
+        return "stale"
+    played = 0
+    try:
+        while (turn := turns.next(loaded, played)) is not None:
+            seat, action, reason = turn
+            try:
+                new = games.act_at(loaded, seat, action, reason)
+            except VersionConflict:  # someone else appended at this version and scheduled what follows
+                return "played" if played else turns.stale
+            played += 1
+            turns.done(loaded, seat)
+            loaded = games.repository.load(game_id)
+            if loaded.version != new.version:
+                return "played"  # someone else appended after us and scheduled what follows
+    except Exception:
+        if played:
+            games.bots.schedule(loaded)  # best effort; the reconciler covers a failure
+        raise
+    games.bots.schedule(loaded)
+    return "played" if played else turns.idle
+
+
+class BotChain:
+    """The bot turns one job plays: the bot due, then the bots right after it, at most `max_turns`,
+    taking no new one after `max_seconds`. The chain ends at a person's turn, where a person may act
+    out of turn (the next job waits CALL_GRACE_SECONDS for them), or at a bot of the other queue (an
+    expert after a greedy bot, or the other way round)."""
+
+    stale = "conflict"
+    idle = "no_bot_to_act"
+
+    def __init__(self, think_ms_max: int, max_turns: int, max_seconds: float, due_at: float | None) -> None:
+        """`due_at` (seconds since the epoch): when the first turn became due, for the metrics (each
+        later turn of the chain is due when the one before it is stored)."""
+        self.think_ms_max = think_ms_max
+        self.max_turns = max_turns
+        self.max_seconds = max_seconds
+        self.due_at = due_at
+        self.deadline = 0.0
+        self.lane: str | None = None
+
+    def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
+        if played == 0:
+            self.deadline = time.monotonic() + self.max_seconds
+        elif time.monotonic() >= self.deadline or loaded.person_may_call():
+            return None
+        bot = loaded.bot_to_act()
+        if bot is None or bot.level is None or played >= self.max_turns:
+            return None
+        if self.lane is not None and queue_for(bot.level) != self.lane:
+            return None  # that bot's turn is for the other queue's workers
+        self.lane = queue_for(bot.level)
+        return bot.seat, self._choose(loaded, bot.seat, bot.level, bot.think_ms), None
+
+    def done(self, loaded: LoadedGame, seat: int) -> None:
+        metrics.observe_bot_turn(loaded.config.game, time.time() if self.due_at is None else self.due_at)
+        self.due_at = time.time()
 
     def _choose(self, loaded: LoadedGame, seat: int, level: str, think_ms: int | None) -> dict[str, Any]:
         """The bot's action from its seat's view; an expert thinks at most `think_ms_max` a move."""
@@ -202,3 +223,52 @@ class BotTurns:
         asked = think_ms if think_ms is not None else DEFAULT_BUDGET.think_ms
         budget = budget_for(min(asked, self.think_ms_max), time.monotonic)
         return choose_action(loaded.config.game, level, view, view["you"]["legal"], rng, budget)
+
+
+class TimedOut:
+    """A turn timeout's moves: one for each human seat that was to act at the job's version and still is."""
+
+    stale = "stale"
+    idle = "no_human_to_act"
+
+    def __init__(self) -> None:
+        self.due: list[int] | None = None  # the seats to act at the first version
+
+    def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
+        if self.due is None:
+            self.due = loaded.humans_to_act() if loaded.turn_seconds is not None else []
+        while self.due:
+            seat = self.due.pop(0)
+            if seat in loaded.humans_to_act():  # else the moves so far ended its turn (a round ended, say)
+                return seat, timeout_action(loaded, seat), TURN_TIMEOUT
+        return None
+
+    def done(self, loaded: LoadedGame, seat: int) -> None:
+        log.info("turn timeout %s@%s: played for seat %s", loaded.id, loaded.version, seat)
+
+
+def timeout_action(loaded: LoadedGame, seat: int) -> dict[str, Any]:
+    """The move the `greedy` policy makes for `seat`, from that seat's own view."""
+    view = engine.view(loaded.snap, seat)
+    legal = engine.legal_actions(loaded.snap, seat)
+    rng = loaded.config.private_stream(f"timeout/{seat}/{loaded.version}")
+    return choose_action(loaded.config.game, TIMEOUT_LEVEL, view, legal, rng)
+
+
+def play_bot_turns(
+    games: GameService,
+    game_id: str,
+    version: int,
+    max_turns: int = CHAIN_TURNS,
+    max_seconds: float = CHAIN_SECONDS,
+    due_at: float | None = None,
+) -> str:
+    """Play the bot turn due at `version` and the bot turns right after it (BotChain): played, stale,
+    conflict or no_bot_to_act."""
+    return play_due_turns(games, game_id, version, BotChain(games.bots.think_ms_max, max_turns, max_seconds, due_at))
+
+
+def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
+    """Play the `greedy` move for each human seat that was to act at `version` and still is (TimedOut):
+    played, stale (the game moved on) or no_human_to_act."""
+    return play_due_turns(games, game_id, version, TimedOut())

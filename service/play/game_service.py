@@ -17,7 +17,7 @@ from domain.chain import canonical_json, chain_records
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
-from service.play.due_turns import CHAIN_SECONDS, CHAIN_TURNS, BotTurns, effective_think_ms, think_ms_max_from_env
+from service.play.due_turns import BotTurns, effective_think_ms, think_ms_max_from_env
 from service.play.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
@@ -35,7 +35,7 @@ from service.storage.event_store import AppendResult, EventStore, GameExists, St
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.snapshots import SnapshotCache
 
-__all__ = ["CALL_GRACE_SECONDS", "CHAIN_SECONDS", "CHAIN_TURNS", "GameService", "LoadedGame", "Seat", "utc_now"]
+__all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
@@ -186,7 +186,7 @@ class GameService:
         if token is None:
             raise Unauthorized(NO_TOKEN)
         seat = loaded.seat_for_token(token)
-        return self._command(game_id, seat, body, expected_version, idempotency_key, True, None, loaded)
+        return self._command(game_id, seat, body, expected_version, idempotency_key, loaded)
 
     def submit(
         self,
@@ -195,16 +195,23 @@ class GameService:
         body: Mapping[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
-        schedule_bots: bool = True,
-        system_reason: str | None = None,
     ) -> dict[str, Any]:
-        """Decide and append one action of `seat`; the one path for people and bots.
+        """Decide and append one action of `seat` (act's path once the seat is known)."""
+        return self._command(game_id, seat, body, expected_version, idempotency_key)
 
-        `schedule_bots=False` (a bot job that goes on to play the next bot turn itself) leaves
-        the bot bookkeeping after the append to the caller. `system_reason` (a turn timeout): the
-        system plays the seat's action, recorded with actor "system", the seat and the reason.
-        """
-        return self._command(game_id, seat, body, expected_version, idempotency_key, schedule_bots, system_reason)
+    def act_at(
+        self, loaded: LoadedGame, seat: int, body: Mapping[str, Any], system_reason: str | None = None
+    ) -> LoadedGame:
+        """A due turn (service/play/due_turns.py): `seat`'s action decided on `loaded` and appended only
+        at its version; returns the game after it, VersionConflict when the game moved on. What follows
+        is left to the caller to schedule. `system_reason` (a turn timeout): the system plays the seat's
+        action, recorded with actor "system", the seat and the reason."""
+        response, new = self._decide(loaded, seat, body, system_reason)
+        stored = str(new.version)
+        result = self._append(loaded, new, response["events"], (internal_idempotency_field(), stored), False)
+        if not _applied(result, stored):
+            raise VersionConflict(loaded.version, result.version)
+        return new
 
     def _command(
         self,
@@ -213,8 +220,6 @@ class GameService:
         body: Mapping[str, Any],
         expected_version: int | None,
         idempotency_key: str | None,
-        schedule_bots: bool,
-        system_reason: str | None,
         loaded: LoadedGame | None = None,
     ) -> dict[str, Any]:
         """submit, with a client's Idempotency-Key answered once; `loaded`: the game as act just
@@ -225,7 +230,7 @@ class GameService:
             if prior is not None:
                 return _replay(prior, idem[1])
         try:
-            return self._submit(game_id, seat, body, expected_version, idem, schedule_bots, system_reason, loaded)
+            return self._submit(game_id, seat, body, expected_version, idem, loaded)
         except (VersionConflict, RuleViolation, IdempotencyKeyReused):
             # A retry racing its own first request: the first one appended after our look-up above, so
             # this one was decided on the state after it (a conflict, or a rule's refusal). The first answer wins.
@@ -243,8 +248,6 @@ class GameService:
         body: Mapping[str, Any],
         expected_version: int | None,
         idem: tuple[str, str] | None,
-        schedule_bots: bool,
-        system_reason: str | None = None,
         current: LoadedGame | None = None,
     ) -> dict[str, Any]:
         usable = current is not None and expected_version in (None, current.version)
@@ -253,21 +256,11 @@ class GameService:
             loaded = current if attempt == 0 and usable and current is not None else self.repository.load(game_id)
             if expected_version is not None and expected_version != loaded.version:
                 raise VersionConflict(expected_version, loaded.version)
-            response, new = self._decide(loaded, seat, body, system_reason)
+            response, new = self._decide(loaded, seat, body)
             # a client's key keeps the whole answer (a retry replays it); an internal one only the version
             stored = json.dumps({"body": idem[1], "response": response}) if idem else str(new.version)
-            if schedule_bots:
-                self.bots.note_waiting(new)
-            self._note_ending(new, response["events"])
-            result = self.store.append(game_id, loaded.version, response["events"], (field, stored))
+            result = self._append(loaded, new, response["events"], (field, stored), True)
             if _applied(result, stored):
-                self._ended(new)
-                self.repository.appended(loaded, new)
-                if new.snap.finished:
-                    self._count(new.config.game, "finished")
-                self.bots.cancel_timeout(loaded)
-                if schedule_bots:
-                    self.bots.schedule(new)
                 return response
             if result.outcome == "duplicate":
                 assert idem is not None and result.prior is not None
@@ -275,6 +268,31 @@ class GameService:
             if expected_version is not None:
                 raise VersionConflict(expected_version, result.version)
         raise VersionConflict(loaded.version, loaded.version + 1)
+
+    def _append(
+        self,
+        loaded: LoadedGame,
+        new: LoadedGame,
+        records: list[dict[str, Any]],
+        idempotency: tuple[str, str],
+        schedule_bots: bool,
+    ) -> AppendResult:
+        """Compare-and-append `records` at `loaded`'s version, with the bookkeeping around it. With
+        `schedule_bots`, what follows is noted before and scheduled after; without, the caller (a
+        chain of due turns) schedules once, after its last turn."""
+        if schedule_bots:
+            self.bots.note_waiting(new)
+        self._note_ending(new, records)
+        result = self.store.append(loaded.id, loaded.version, records, idempotency)
+        if _applied(result, idempotency[1]):
+            self._ended(new)
+            self.repository.appended(loaded, new)
+            if new.snap.finished:
+                self._count(new.config.game, "finished")
+            self.bots.cancel_timeout(loaded)
+            if schedule_bots:
+                self.bots.schedule(new)
+        return result
 
     def _count(self, game: str, moment: str) -> None:
         """Count a game that started or finished, for the metrics; a failure loses only the count."""
@@ -339,19 +357,6 @@ class GameService:
             return None
         digest = hashlib.sha256(canonical_json(dict(body)).encode("utf-8")).hexdigest()
         return f"{seat}:{key}", digest
-
-    # ------------------------------------------------------------ bots (service/play/due_turns.py)
-
-    def play_bot_turn(
-        self,
-        game_id: str,
-        version: int,
-        max_turns: int = CHAIN_TURNS,
-        max_seconds: float = CHAIN_SECONDS,
-        due_at: float | None = None,
-    ) -> str:
-        """Play the bot turn due at `version` and the bot turns right after it (BotTurns.play_chain)."""
-        return self.bots.play_chain(self, game_id, version, max_turns, max_seconds, due_at)
 
 
 def internal_idempotency_field() -> str:

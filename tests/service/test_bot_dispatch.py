@@ -19,7 +19,8 @@ from rq.serializers import JSONSerializer
 from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
-from service.play.game_service import CALL_GRACE_SECONDS, GameService
+from service.play.due_turns import play_bot_turns
+from service.play.game_service import CALL_GRACE_SECONDS, GameService, LoadedGame
 from service.play.job_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore, StoreUnavailable
 from tests.conftest import RecordingDispatcher
@@ -85,7 +86,7 @@ def drain(service: GameService, queue: Queue, **chain: Any) -> list[str]:
     outcomes = []
     while (raw := queue.connection.lpop(queue.key)) is not None:
         job = Job.fetch(raw.decode(), connection=queue.connection, serializer=JSONSerializer)
-        outcomes.append(service.play_bot_turn(*job.args, **chain))
+        outcomes.append(play_bot_turns(service, *job.args, **chain))
         assert len(outcomes) < 10_000
     return outcomes
 
@@ -152,7 +153,7 @@ def test_reconcile_enqueues_exactly_the_missing_jobs(
 ) -> None:
     games = {name: create(service, TWO_BOTS, seed=name) for name in "ABCDEFGHKL"}
     human_game, human_version = create(service, HUMAN_AND_BOT, seed="I")
-    drain_one = service.play_bot_turn(human_game, human_version)  # the bot reveals; the person is due
+    drain_one = play_bot_turns(service, human_game, human_version)  # the bot reveals; the person is due
     assert drain_one == "played"
     queue_client.delete(queue.key)
     for game_id, version in games.values():  # every bot game's job is queued and in the list again
@@ -187,7 +188,7 @@ def test_reconcile_enqueues_exactly_the_missing_jobs(
         rng = SeededStream("h", str(loaded.version))
         view, legal = engine.view(loaded.snap, bot.seat), engine.legal_actions(loaded.snap, bot.seat)
         action = choose_action("golf", bot.level, view, legal, rng)
-        service.submit(game_h, bot.seat, action, expected_version=loaded.version, schedule_bots=False)
+        service.act_at(loaded, bot.seat, action)  # stored as a chain stores its turns
     now_h = service.repository.load(game_h).version
     assert now_h > version_h and service.repository.load(game_h).bot_to_act() is not None
     # I: a stale entry (a person is due), J: a game that does not exist.
@@ -250,14 +251,14 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
 ) -> None:
     game_id, version = create(service, TWO_BOTS)
     submitted: list[int | None] = []
-    real_submit = service.submit
+    real_act_at = service.act_at
 
-    def counting_submit(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        submitted.append(kwargs.get("expected_version"))
-        return real_submit(*args, **kwargs)
+    def counting_act_at(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
+        submitted.append(loaded.version)  # the version the turn is appended at
+        return real_act_at(loaded, *args, **kwargs)
 
-    monkeypatch.setattr(service, "submit", counting_submit)
-    assert service.play_bot_turn(game_id, version, max_turns=5) == "played"
+    monkeypatch.setattr(service, "act_at", counting_act_at)
+    assert play_bot_turns(service, game_id, version, max_turns=5) == "played"
     after = service.repository.load(game_id)
     assert len(submitted) == 5, "five bot turns in one job"
     assert submitted[0] == version and submitted == sorted(set(submitted)), "each its own append at its version"
@@ -265,13 +266,13 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
     assert queued_ids(queue) == [bot_job_id(game_id, version), bot_job_id(game_id, after.version)]
     assert waiting(queue_client) == {game_id: after.version}
 
-    assert service.play_bot_turn(game_id, version) == "stale", "a second run of the same job plays nothing"
+    assert play_bot_turns(service, game_id, version) == "stale", "a second run of the same job plays nothing"
     assert service.repository.load(game_id).version == after.version
 
 
 def test_a_chain_stops_at_a_persons_turn(service: GameService, queue: Queue) -> None:
     game_id, version = create(service, HUMAN_AND_BOT)
-    assert service.play_bot_turn(game_id, version) == "played"
+    assert play_bot_turns(service, game_id, version) == "played"
     loaded = service.repository.load(game_id)
     assert loaded.version == version + 1 and loaded.snap.to_act() == (0,)
     assert queued_ids(queue) == [bot_job_id(game_id, version)], "nothing new enqueued while a person is due"
@@ -279,7 +280,7 @@ def test_a_chain_stops_at_a_persons_turn(service: GameService, queue: Queue) -> 
 
 def test_a_chain_stops_at_its_time_bound_after_one_turn(service: GameService, queue: Queue) -> None:
     game_id, version = create(service, TWO_BOTS)
-    assert service.play_bot_turn(game_id, version, max_seconds=0) == "played"
+    assert play_bot_turns(service, game_id, version, max_seconds=0) == "played"
     now = service.repository.load(game_id).version
     assert now == version + 1
     assert queued_ids(queue) == [bot_job_id(game_id, version), bot_job_id(game_id, now)]

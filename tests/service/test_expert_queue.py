@@ -18,7 +18,7 @@ from domain.bots.expert import Budget
 from domain.shuffle import SeededStream
 from service.app import create_app
 from service.play import due_turns as bot_turns
-from service.play.due_turns import ThinkCapError, think_ms_max_from_env
+from service.play.due_turns import ThinkCapError, play_bot_turns, think_ms_max_from_env
 from service.play.game_service import GameService
 from service.play.job_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore
@@ -55,7 +55,7 @@ def test_an_expert_turn_goes_on_the_expert_queue_and_a_chain_stops_at_the_other_
     assert job_ids(server, EXPERT_QUEUE) == [first]
     assert job_ids(server, BOT_QUEUE) == []
 
-    assert service.play_bot_turn(game["id"], game["version"]) == "played"
+    assert play_bot_turns(service, game["id"], game["version"]) == "played"
     after = service.repository.load(game["id"])
     assert after.version == game["version"] + 1, "the chain stopped at the greedy bot"
     assert after.bot_to_act() is not None and after.bot_to_act().level == "greedy"  # type: ignore[union-attr]
@@ -122,7 +122,7 @@ def test_an_expert_thinks_at_most_the_cap_whatever_its_seat_asked(
         return real_choose(name, level, view, legal, rng, *a)
 
     monkeypatch.setattr(bot_turns, "choose_action", spy)
-    assert make_service(server).play_bot_turn(game["id"], game["version"], max_turns=2) == "played"
+    assert play_bot_turns(make_service(server), game["id"], game["version"], max_turns=2) == "played"
     assert budgets and {budget.think_ms for budget in budgets} == {bot_turns.THINK_MS_MAX}
 
 

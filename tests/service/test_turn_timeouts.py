@@ -17,9 +17,9 @@ from rq.registry import ScheduledJobRegistry
 
 from domain.chain import event_hash
 from domain.verify import verify
+from service.play.due_turns import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher, timeout_job_id
-from service.play.turn_timeouts import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, check_chain
