@@ -10,6 +10,7 @@ from typing import Any, NoReturn, TypeVar
 import flask
 import flask_smorest
 import marshmallow as ma
+from marshmallow import validate
 from webargs.flaskparser import FlaskParser
 
 from service.api.followers import Watchers
@@ -17,6 +18,7 @@ from service.api.problems import ApiError
 from service.play.game_service import GameService
 
 F = TypeVar("F", bound=Callable[..., Any])
+GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class ProblemSchema(ma.Schema):
@@ -171,3 +173,12 @@ def problem_response(error: ApiError) -> flask.Response:
     for name, value in error.headers.items():
         response.headers[name] = value
     return response
+
+
+def checked_id(game_id: str) -> str:
+    """The game id of a path; 404 for one that no game can have."""
+    try:
+        GAME_ID(game_id)
+    except ma.ValidationError:
+        raise ApiError(404, "game_not_found", "no game with that id") from None
+    return game_id

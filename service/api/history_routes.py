@@ -10,8 +10,16 @@ from marshmallow import validate
 
 from domain import engine
 from service.api.action_event_schemas import event_record_schema_name, game_name
-from service.api.blueprint import Blueprint, ProblemSchema, QueryInteger, bearer_token, required_bearer_token
-from service.api.game_routes import (
+from service.api.blueprint import (
+    Blueprint,
+    ProblemSchema,
+    QueryInteger,
+    bearer_token,
+    checked_id,
+    required_bearer_token,
+)
+from service.api.rate_limits import READS_LIMITED
+from service.api.shared_schemas import (
     MAX_SEQ,
     SEED_SOURCES,
     STATUSES,
@@ -20,10 +28,8 @@ from service.api.game_routes import (
     GameViewFrameSchema,
     SeatCreatedSchema,
     by_game,
-    checked_id,
     full_view_fields,
 )
-from service.api.rate_limits import READS_LIMITED
 from service.api.spec_plugin import Enum, OneOf
 from service.api.view_schemas import fields as view_fields
 from service.play.game_history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory

@@ -24,10 +24,10 @@ from marshmallow import validate
 
 from domain.engine import SeedRevealed
 from service.api.action_event_schemas import EVENT_RECORD, ref
-from service.api.blueprint import Blueprint, QueryInteger, games, required_bearer_token, watchers
+from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, watchers
 from service.api.followers import Watchers
-from service.api.game_routes import MAX_SEQ, checked_id
 from service.api.problems import ApiError
+from service.api.shared_schemas import MAX_SEQ
 from service.ops import metrics
 from service.play.game_service import GameService
 from service.storage.event_store import StoreUnavailable
