@@ -192,11 +192,8 @@ CREATE_EXAMPLE = {
 @blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS, "headers": {"Location": LOCATION}}})
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
-    s413="request body over 64 KiB",
-    s415="the body is not application/json",
     s422="the rules refuse this setup (player count)",
     s429="this client created too many games this minute (`rate_limited`); `Retry-After` says when to retry",
-    s503="the event store cannot be reached",
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
@@ -214,7 +211,6 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     s429=READS_LIMITED,
     s401="a token that is not this game's",
     s404="no such game",
-    s503="the event store cannot be reached",
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
@@ -249,8 +245,6 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blp.response(200, ActionResultSchema)
 @blp.problems(
     s400="malformed action, unknown card or action type",
-    s413="request body over 64 KiB",
-    s415="the body is not application/json",
     s401="no valid token for this game",
     s404="no such game",
     s409="expected_version / If-Match no longer current",
@@ -274,7 +268,6 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     s429=READS_LIMITED,
     s400="bad query",
     s404="no such game",
-    s503="the event store cannot be reached",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
