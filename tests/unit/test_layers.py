@@ -24,7 +24,7 @@ def lint_imports() -> tuple[int, str]:
     """Run import-linter over this checkout (not an installed copy); its exit status and its report."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="1000", NO_COLOR="1")
     done = subprocess.run(
-        [sys.executable, "-c", LINT, "--no-cache", "--config", str(ROOT / "pyproject.toml")],
+        [sys.executable, "-c", LINT, "--no-cache", "--no-logo", "--config", str(ROOT / "pyproject.toml")],
         cwd=ROOT,
         env=env,
         capture_output=True,
