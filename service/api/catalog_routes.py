@@ -12,7 +12,7 @@ from service.api.action_event_schemas import OPTION_VALUE
 from service.api.blueprint import Blueprint
 from service.api.spec_plugin import OneOf
 
-blp = Blueprint("catalog", __name__, url_prefix="/v1", description="The games this service offers")
+blp = Blueprint("catalog", __name__, url_prefix="/v1", description="The games this service offers", needs_store=False)
 
 
 class PlayerRangeSchema(ma.Schema):
