@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import fakeredis
@@ -16,6 +17,18 @@ from tests.conftest import RecordingDispatcher
 from workers import context
 
 
+def record_builds(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[Services]:
+    """The services `module` builds from now on, in order."""
+    built: list[Services] = []
+
+    def recording(*args: Any, **kwargs: Any) -> Services:
+        built.append(build_services(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(module, "build_services", recording)
+    return built
+
+
 def test_the_root_wires_one_graph(fake_redis: fakeredis.FakeRedis, dispatcher: RecordingDispatcher) -> None:
     services = build_services({"DISPUTES_PER_SEAT": "3"}, redis_client=fake_redis, dispatcher=dispatcher)
     assert services.store_client is fake_redis and services.dispatcher is dispatcher
@@ -25,13 +38,7 @@ def test_the_root_wires_one_graph(fake_redis: fakeredis.FakeRedis, dispatcher: R
 
 
 def test_the_app_is_built_by_the_root(fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[Services] = []
-
-    def recording(*args: Any, **kwargs: Any) -> Services:
-        built.append(build_services(*args, **kwargs))
-        return built[-1]
-
-    monkeypatch.setattr(root, "build_services", recording)
+    built = record_builds(monkeypatch, root)
     app = create_app({"TESTING": True, "DISPUTES_PER_SEAT": 7}, redis_client=fake_redis, dispatcher=NoDispatcher())
     assert [services.games for services in built] == [app.extensions["games"]]
     assert app.extensions["history"] is built[0].history and built[0].history.disputes_per_seat == 7
@@ -54,13 +61,7 @@ def test_the_workers_use_the_roots_services(monkeypatch: pytest.MonkeyPatch) -> 
 def test_the_archive_cli_uses_the_root_with_no_dispatcher(
     fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    built: list[Services] = []
-
-    def recording(*args: Any, **kwargs: Any) -> Services:
-        built.append(build_services(*args, **kwargs))
-        return built[-1]
-
-    monkeypatch.setattr(service.archive, "build_services", recording)
+    built = record_builds(monkeypatch, service.archive)
     monkeypatch.setattr(service.archive, "connect", lambda url, **options: fake_redis)
     assert service.archive.main(["import", str(tmp_path)]) == 0
     assert capsys.readouterr().out == "0 of 0 games imported\n"
