@@ -7,7 +7,7 @@ never a game's keys, so a Redis Cluster is fine):
                   before it abandons it, and moves the hint on when the game acted since.
   games:finished  sorted set: game id -> when it finished. Written before the append that ends the
                   game (an intent; a game whose final append lost is taken out again by the sweep);
-                  kept until the game is exported (`python -m service.upkeep.archive`).
+                  kept until the game is exported (`python -m service.archive`).
   games:unpacked  sorted set: finished games not packed yet -> when they finished; the sweep packs
                   each COMPACT_AFTER_SECONDS after its end and takes it out.
 """
