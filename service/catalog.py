@@ -10,6 +10,7 @@ from domain import engine
 from domain.bots import LEVELS
 from service.contract import OneOf
 from service.http import Blueprint
+from service.ratelimit import unlimited
 from service.typed_schemas import OPTION_VALUE
 
 blp = Blueprint("catalog", __name__, url_prefix="/v1", description="The games this service offers")
@@ -45,6 +46,7 @@ class CatalogSchema(ma.Schema):
 
 
 @blp.route("/catalog")
+@unlimited
 @blp.doc(operationId="getCatalog")
 @blp.response(200, CatalogSchema)
 def catalog() -> dict[str, Any]:
