@@ -55,7 +55,7 @@ log = logging.getLogger("workers")
 RESTART_DELAYS = (0.5, 1.0)  # seconds before the worker loop starts again after an error
 STEADY_SECONDS = 60  # a worker that ran this long before its error starts again after the shortest delay
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
-STOP_SECONDS = 8.0  # after a request to stop, the process is gone within this long (issue 28: 10 s at most)
+STOP_SECONDS = 6.0  # after a request to stop, the process is gone within this long (issue 28: 10 s at most)
 PARENT_CHECK_SECONDS = 0.5  # how often the watchdog looks whether the parent is still there
 _stopping = threading.Event()  # a stop was asked: the deadline runs
 

@@ -3,7 +3,7 @@
 Real `python -m workers` processes on a redis-server of the test's own, which the test then freezes
 (SIGSTOP: connections stay open and nothing answers, the harshest way for Redis to be unreachable) or
 kills (nothing listens any more). The bound of 10 s is the issue's correctness bound for a stop, not a
-speed figure: the worker's own deadline is 8 s (workers/__main__.py, STOP_SECONDS).
+speed figure: the worker's own deadline is 6 s (workers/__main__.py, STOP_SECONDS).
 """
 
 from __future__ import annotations
