@@ -4,7 +4,8 @@
 (SIGSTOP: connections stay open and nothing answers). Stopping `make run` then stops every worker by
 itself, within 10 s of its SIGTERM (supervisord's log says "exit status", not "terminated by SIGKILL":
 its stopwaitsecs for the workers is 10); and when supervisord itself is killed with SIGKILL, every
-worker and its RQ scheduler is gone within 10 s.
+worker and its RQ scheduler is gone within 10 s; so are Redis and the API, which supervisord starts
+with a parent-death signal (scripts/run.sh, PDEATHSIG).
 """
 
 from __future__ import annotations
@@ -74,3 +75,23 @@ def test_the_workers_leave_when_supervisord_is_killed_while_redis_does_not_answe
     redis_process.send_signal(signal.SIGSTOP)
     os.kill(supervisord, signal.SIGKILL)
     wait_until(lambda: not any(alive(pid) for pid in workers), STOP_BOUND_SECONDS, "the orphaned workers to leave")
+
+
+def test_nothing_outlives_a_killed_supervisord(tmp_path: Path) -> None:
+    """Redis, the API (gunicorn and its workers), the workers and their schedulers: all leave."""
+    run = start_make_run(tmp_path, workers=2)
+    everything = run.descendants()
+    try:
+        supervisord = int((run.var / "run" / "supervisord.pid").read_text())
+        programs = {run.pid(name) for name in (*WORKER_PROGRAMS, "redis", "api")}
+        children = descendants_of(supervisord)
+        assert programs < children, "the programs, RQ's schedulers and gunicorn's workers"
+        os.kill(supervisord, signal.SIGKILL)
+        wait_until(
+            lambda: not any(alive(pid) for pid in children), STOP_BOUND_SECONDS, "supervisord's children to leave"
+        )
+    finally:
+        stop_make_run(run)
+        for pid in everything:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
