@@ -125,7 +125,8 @@ class Lifecycle:
         game_ids = list(islice(self._walk, count))
         if len(game_ids) < count:
             self._walk = None  # every game seen: the next pass starts again
-        ended, running = [], []
+        ended: list[tuple[str, float]] = []  # (game, when its last event was)
+        running: list[tuple[str, float]] = []
         for game_id in game_ids:
             last = self._last_record(game_id)
             if last is not None:
