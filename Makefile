@@ -25,6 +25,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 # The verifier's exit code (0 PASS, 1 FAIL or INCOMPLETE, 2 no record) is the recipe's status and is
 # printed on failure; make's own status is 2 for any failure, so scripts call `python -m domain.verify`.

@@ -54,6 +54,14 @@ if [ -n "${QUEUE_REDIS_URL:-}" ]; then
   echo "Bot queue on Redis at $QUEUE_REDIS_URL"
 fi
 
+# Redis and the API get SIGTERM should supervisord die (SIGKILL included), where setpriv can ask for it
+# (Linux); the workers see to that themselves (workers/__main__.py).
+PDEATHSIG=""
+if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM true 2>/dev/null; then
+  PDEATHSIG="setpriv --pdeathsig TERM"
+fi
+export PDEATHSIG
+
 "$VENV/bin/supervisord" --configuration scripts/supervisord.conf &
 supervisor=$!
 stop_all() {

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import flask
 import flask_smorest
@@ -30,7 +31,8 @@ from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import BotDispatcher, RQDispatcher
 from service.storage.event_store import EventStore, StoreUnavailable
-from service.storage.redis_clients import DEFAULT_REDIS_URL, redis_clients
+from service.storage.game_index import GameIndex
+from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, redis_clients
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -62,6 +64,66 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
         its PaginationMetadata schema would be unused components."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Services:
+    """One process's object graph: the API's, a worker's or the archive CLI's."""
+
+    store_client: StoreClient  # the event store's Redis (the rate limits count there too)
+    store: EventStore
+    dispatcher: BotDispatcher  # where the next bot turn or turn timeout goes
+    games: GameService
+    history: GameHistory
+
+    @property
+    def index(self) -> GameIndex:
+        """The games by their stage of life (the GameService's)."""
+        return self.games.index
+
+
+class ConnectionSettings(TypedDict):
+    """Where the event store and the bot queue live (service/storage/redis_clients.py)."""
+
+    REDIS_URL: str
+    QUEUE_REDIS_URL: str | None
+
+
+def connection_settings() -> ConnectionSettings:
+    """REDIS_URL (default localhost:6379) and QUEUE_REDIS_URL, from the environment."""
+    return {
+        "REDIS_URL": os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+        "QUEUE_REDIS_URL": os.environ.get("QUEUE_REDIS_URL"),
+    }
+
+
+def build_services(
+    settings: Mapping[str, Any],
+    *,
+    redis_client: StoreClient | None = None,
+    dispatcher: BotDispatcher | None = None,
+) -> Services:
+    """The object graph, wired once for the API, the workers and the CLIs.
+
+    Without a client it connects to the settings' REDIS_URL and QUEUE_REDIS_URL
+    (service/storage/redis_clients.py); a client given serves the store, its blocking reads and the
+    queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
+    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes."""
+    queue_client: StoreClient
+    if redis_client is None:
+        store_client, blocking_client, queue_client = redis_clients(
+            settings["REDIS_URL"], settings.get("QUEUE_REDIS_URL")
+        )
+    else:
+        store_client = blocking_client = queue_client = redis_client
+    store = EventStore(store_client, blocking_client)
+    if dispatcher is None:
+        if not isinstance(queue_client, redis.Redis):
+            raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
+        dispatcher = RQDispatcher(queue_client, store_client)
+    games = GameService(store, dispatcher)
+    history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)), problem_body)
+    return Services(store_client, store, dispatcher, games, history)
+
+
 def create_app(
     settings: Mapping[str, Any] | None = None,
     *,
@@ -76,29 +138,21 @@ def create_app(
         API_TITLE="Card table",
         API_VERSION="1.0.0",
         OPENAPI_VERSION="3.1.0",
-        REDIS_URL=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
-        QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL"),
+        **connection_settings(),
+        DISPUTES_PER_SEAT=os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT),
         JSON_SORT_KEYS=False,
         STREAM_HEARTBEAT_SECONDS=float(os.environ.get("STREAM_HEARTBEAT_SECONDS", live.HEARTBEAT_SECONDS)),
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
     logs.init_app(app)  # first, so that every request is timed and has its id before other hooks run
-    if redis_client is None:
-        urls = app.config["REDIS_URL"], app.config["QUEUE_REDIS_URL"]
-        store_client, blocking_client, queue_client = redis_clients(*urls)
-    else:
-        store_client = blocking_client = queue_client = redis_client
-    store = EventStore(store_client, blocking_client)
-    dispatcher = dispatcher or RQDispatcher(queue_client, store_client)
-    service = GameService(store, dispatcher)
-    app.extensions["games"] = service
-    per_seat = app.config.get("DISPUTES_PER_SEAT", os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT))
-    app.extensions["history"] = GameHistory(service, int(per_seat), problem_body)
-    app.extensions["watchers"] = Watchers(store)
-    ratelimit.init_app(app, store_client)
-    depths = dispatcher.queue_depths if isinstance(dispatcher, RQDispatcher) else dict
-    app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(store.game_counts, depths)
+    services = build_services(app.config, redis_client=redis_client, dispatcher=dispatcher)
+    app.extensions["games"] = services.games
+    app.extensions["history"] = services.history
+    app.extensions["watchers"] = Watchers(services.store)
+    ratelimit.init_app(app, services.store_client)
+    depths = services.dispatcher.queue_depths if isinstance(services.dispatcher, RQDispatcher) else dict
+    app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.store.game_counts, depths)
 
     api = Api(
         app,

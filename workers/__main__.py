@@ -13,6 +13,11 @@ The scheduler is asked to stop (SIGTERM, and it gives up its lock) when this pro
 SIGKILL included, so no orphan keeps `rq:scheduler-lock:bots`. While Redis is away the worker tries
 again every second, so it serves again within about a second of Redis being back.
 
+Stopping: SIGTERM or SIGINT asks for RQ's warm stop (the job under way ends first); whatever Redis does
+meanwhile (gone, or hanging without an answer), the process and its scheduler are gone STOP_SECONDS
+later. When the process that started this one (supervisord) dies, this one stops the same way: the
+parent-death signal on Linux, and everywhere a watchdog thread that checks the parent each half second.
+
 Its metrics (bot turns, their delay, reconciler repairs, store errors) go into PROMETHEUS_MULTIPROC_DIR
 when that is set (the API on the same host serves them), else to http://0.0.0.0:$METRICS_PORT/metrics.
 """
@@ -23,9 +28,11 @@ import argparse
 import ctypes
 import functools
 import logging
+import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from types import FrameType
 from typing import Any, ClassVar
@@ -48,6 +55,9 @@ log = logging.getLogger("workers")
 RESTART_DELAYS = (0.5, 1.0)  # seconds before the worker loop starts again after an error
 STEADY_SECONDS = 60  # a worker that ran this long before its error starts again after the shortest delay
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
+STOP_SECONDS = 6.0  # after a request to stop, the process is gone within this long (issue 28: 10 s at most)
+PARENT_CHECK_SECONDS = 0.5  # how often the watchdog looks whether the parent is still there
+_stopping = threading.Event()  # a stop was asked: the deadline runs
 
 
 class BotQueue(Queue):
@@ -86,9 +96,8 @@ def release_scheduler_lock(worker: SimpleWorker | None) -> None:
 
 
 class BotWorker(SimpleWorker):
-    """A SimpleWorker that knows whether it stopped because it was asked to."""
+    """A SimpleWorker whose stop, once asked for, ends by STOP_SECONDS later whatever Redis does."""
 
-    stop_asked = False
     max_connection_wait_time = 1.0  # between attempts to reach Redis (RQ doubles its wait up to 60 s by default)
     queue_class = BotQueue
 
@@ -99,13 +108,40 @@ class BotWorker(SimpleWorker):
         return done
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
-        self.stop_asked = True
+        stop_within(STOP_SECONDS)  # RQ's warm stop talks to Redis, which may never answer
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
+
+
+def stop_within(seconds: float) -> None:
+    """A stop was asked: unless the process has ended by itself `seconds` from now, it ends then (its
+    children, RQ's scheduler, first). The first call counts."""
+    if _stopping.is_set():
+        return
+    _stopping.set()
+    deadline = threading.Timer(seconds, _leave_now, args=(seconds,))
+    deadline.daemon = True
+    deadline.start()
+
+
+def _leave_now(seconds: float) -> None:
+    log.warning("still stopping %s s after the request (Redis away or not answering): leaving now", seconds)
+    for child in multiprocessing.active_children():
+        child.kill()
+    os._exit(0)  # each log line is flushed as written
+
+
+def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM or SIGINT before RQ's worker has its own handlers (or between two of its loops)."""
+    stop_within(STOP_SECONDS)
+    raise SystemExit(0)
 
 
 def main() -> None:
     """Run until stopped; jobs run in this process, so its game cache stays warm."""
     logs.configure("worker")
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _on_stop_signal)
+    _stop_with_parent(os.getppid())
     serve_metrics(os.environ.get("METRICS_PORT"))
     os.register_at_fork(after_in_child=functools.partial(_stop_with_parent, os.getpid()))
     try:
@@ -121,8 +157,7 @@ def main() -> None:
     failures = 0
     last: BotWorker | None = None
     try:
-        while True:
-            worker: BotWorker | None = None
+        while not _stopping.is_set():
             started = time.monotonic()
             try:
                 give_back_taken()
@@ -131,8 +166,9 @@ def main() -> None:
                 keeper.serve(worker.name)
                 worker.work(with_scheduler=scheduler_wanted)
             except Exception:
-                log.exception("the worker loop failed")
-            if worker is not None and worker.stop_asked:
+                if not _stopping.is_set():
+                    log.exception("the worker loop failed")
+            if _stopping.is_set():
                 break
             # RQ leaves its loop on an error it cannot handle (Redis gone while it records a job);
             # a job it was running is picked up by the reconciler once this worker's name is dead.
@@ -166,13 +202,22 @@ def serve_metrics(port: str | None) -> None:
 
 
 def _stop_with_parent(parent: int) -> None:
-    """In a child this process forks (RQ's scheduler): be sent SIGTERM when the parent ends (Linux)."""
-    if not sys.platform.startswith("linux"):
-        return
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    if os.getppid() != parent:  # the parent ended before the prctl
-        os.kill(os.getpid(), signal.SIGTERM)
+    """Stop when `parent` ends (the worker's supervisor; in RQ's scheduler, the worker): SIGTERM at once
+    on Linux (the parent-death signal), and everywhere from a watchdog thread, which also ends the
+    process STOP_SECONDS later should the stop hang (RQ's scheduler has no deadline of its own)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    watchdog = threading.Thread(target=_watch_parent, args=(parent,), name="parent-watchdog", daemon=True)
+    watchdog.start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    log.warning("the parent process %s is gone: stopping", parent)
+    stop_within(STOP_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def parse_args(argv: list[str]) -> None:

@@ -1,42 +1,34 @@
-"""The worker process's one GameService, built from REDIS_URL and QUEUE_REDIS_URL on first use."""
+"""The worker process's one object graph, built by the wiring root (service/app.py) on first use."""
 
 from __future__ import annotations
 
 import functools
-import os
 
-import redis
-
+from service.app import Services, build_services, connection_settings
 from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher
-from service.storage.event_store import EventStore
-from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, queue_url_for, redis_clients
-
-
-def redis_url() -> str:
-    """Where the event store lives (one Redis or a cluster)."""
-    return os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+from service.storage.redis_clients import queue_url_for
 
 
 def queue_url() -> str:
     """Where the RQ queue lives (one plain Redis); RedisSettingsError when it is not set right."""
-    return queue_url_for(redis_url(), os.environ.get("QUEUE_REDIS_URL"))
+    settings = connection_settings()
+    return queue_url_for(settings["REDIS_URL"], settings["QUEUE_REDIS_URL"])
 
 
 @functools.cache
-def clients() -> tuple[StoreClient, StoreClient, redis.Redis]:
-    """The process's clients: store, blocking reads, queue (bytes replies, fail fast)."""
-    return redis_clients(redis_url(), queue_url())
+def services() -> Services:
+    """The process's services, on REDIS_URL and QUEUE_REDIS_URL; bot turns go to the RQ queue."""
+    return build_services(connection_settings())
 
 
-@functools.cache
 def dispatcher() -> RQDispatcher:
     """Enqueues bot turns and keeps the waiting index."""
-    return RQDispatcher(clients()[2], clients()[0])
+    queue = services().dispatcher
+    assert isinstance(queue, RQDispatcher)  # built without a dispatcher of its own: RQ's
+    return queue
 
 
-@functools.cache
 def game_service() -> GameService:
     """The process's GameService; its dispatcher enqueues the next bot turn."""
-    store_client, blocking_client, _ = clients()
-    return GameService(EventStore(store_client, blocking_client), dispatcher())
+    return services().games

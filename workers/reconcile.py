@@ -54,6 +54,7 @@ TRANSIT_GRACE_SECONDS = 5.0  # a job taken from the queue but not yet started
 SCHEDULE_GRACE_SECONDS = 10.0  # a retry this late was not moved by any RQ scheduler (none holds the lock)
 REVIVE_BASE_SECONDS = 1.0  # a failed job is enqueued again after 1, 2, 4, ... seconds ...
 REVIVE_CAP_SECONDS = 300.0  # ... at most this long after its last failure
+STOP_JOIN_SECONDS = 2.0  # how long a stopping worker waits for its keeper's threads
 
 
 @dataclasses.dataclass(frozen=True)
@@ -292,11 +293,13 @@ class Keeper:
             return None
         return self.lifecycle.run_once()
 
-    def stop(self) -> None:
-        """Stop the threads; a worker that stopped cleanly is not alive any more."""
+    def stop(self, seconds: float = STOP_JOIN_SECONDS) -> None:
+        """Stop the threads, waiting `seconds` at most for all of them together (one may be stuck on a
+        Redis that does not answer); a worker that stopped cleanly is not alive any more."""
         self._stop.set()
+        deadline = time.monotonic() + seconds
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
         if self.worker_name:
             with contextlib.suppress(redis.RedisError):
                 self.connection.delete(alive_key(self.worker_name))

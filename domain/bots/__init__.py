@@ -8,7 +8,6 @@ the stock (C-6), and it returns a copy of one of the legal actions.
 
 from __future__ import annotations
 
-import copy
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,21 @@ LEVELS = ("random", "greedy", "expert")
 
 def random_policy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream) -> dict[str, Any]:
     """Level `random`, for every game: uniform over the legal actions."""
-    return copy.deepcopy(dict(rng.choice(legal)))
+    return copy_action(rng.choice(legal))
+
+
+def copy_action(action: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of an action (JSON-like: dicts, lists and plain values), faster than copy.deepcopy;
+    every policy returns its choice through it, so that the caller's legal actions stay untouched."""
+    return {key: _copy_value(value) for key, value in action.items()}
+
+
+def _copy_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return copy_action(value)
+    if isinstance(value, list):
+        return [_copy_value(item) for item in value]
+    return value
 
 
 GENERIC: dict[str, Policy] = {"random": random_policy}

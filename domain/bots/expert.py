@@ -16,7 +16,6 @@ a clock (the domain reads none), only cuts that short on a slow machine.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import importlib
 import math
@@ -24,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
+from domain.bots import copy_action
 from domain.shuffle import SeededStream, shuffle
 
 WorldSampler = Callable[[Mapping[str, Any], SeededStream], engine.Snapshot[Any]]
@@ -194,7 +194,7 @@ def search(
                 break
     gains = [clear_gain(results[k], results[greedy_k], budget.confidence) for k in alive]
     best = max(range(len(alive)), key=lambda i: (gains[i], alive[i] == greedy_k))
-    return copy.deepcopy(dict(legal[indexes[alive[best]]]))
+    return copy_action(legal[indexes[alive[best]]])
 
 
 def paired(values: Sequence[float], baseline: Sequence[float]) -> tuple[float, float]:

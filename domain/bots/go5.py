@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
+from domain.bots import copy_action
 from domain.bots.expert import unseen_cards, world_config
 from domain.go5 import (
     CANONICAL,
@@ -161,19 +162,6 @@ def _pick(actions: Sequence[Mapping[str, Any]], values: Sequence[float], rng: Se
     best = max(values)
     ties = [i for i, v in enumerate(values) if v >= best - TOLERANCE]
     return copy_action(actions[ties[0] if len(ties) == 1 else rng.choice(ties)])
-
-
-def copy_action(action: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep copy of an action (JSON-like: dicts, lists and plain values), faster than copy.deepcopy."""
-    return {key: _copy_value(value) for key, value in action.items()}
-
-
-def _copy_value(value: Any) -> Any:
-    if isinstance(value, dict):
-        return copy_action(value)
-    if isinstance(value, list):
-        return [_copy_value(item) for item in value]
-    return value
 
 
 # ---------------------------------------------------------------- draw (V-7)

@@ -16,12 +16,12 @@ wins; ties are broken by the seeded stream.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
+from domain.bots import copy_action
 from domain.bots.expert import unseen_cards, world_config
 from domain.cards import RANKS, rank_of
 from domain.golf import CARD_VALUES, EMPTY, SETUP, UP, GolfState, Grid
@@ -80,7 +80,7 @@ def _pick(
     near = [i for i, v in enumerate(values) if v <= best + TOLERANCE]
     first = min(tiebreak[i] for i in near)
     ties = [i for i in near if tiebreak[i] == first]
-    return copy.deepcopy(dict(legal[rng.choice(ties)]))
+    return copy_action(legal[rng.choice(ties)])
 
 
 def _columns_touched(action: Mapping[str, Any]) -> int:

@@ -20,13 +20,13 @@ points laid less the points left in hand (R-18), less a little per card left.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
 from domain import romme_melds as rm
+from domain.bots import copy_action
 from domain.bots.expert import unseen_cards, world_config
 from domain.cards import JOKER
 from domain.romme import CUT, DECK_SIZE, HAND_SIZE, LaidMeld, RommeState, RoundResult
@@ -58,7 +58,7 @@ def greedy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: See
     """The greedy Rommé policy: one of `legal`, chosen from the seat's view only."""
     types = {a["type"] for a in legal}
     if "cut" in types:
-        return _copy(rng.choice(legal))
+        return copy_action(rng.choice(legal))
     hand = tuple(view["you"]["hand"])
     seat = int(view["you"]["seat"])
     melds = own_melds(view, seat)
@@ -66,11 +66,7 @@ def greedy(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: See
         choice = choose_draw(view, legal, hand, melds)
     else:
         choice = choose_play(view, legal, hand, melds, rng)
-    return _copy(choice)
-
-
-def _copy(action: Mapping[str, Any]) -> dict[str, Any]:
-    return copy.deepcopy(dict(action))
+    return copy_action(choice)
 
 
 def own_melds(view: Mapping[str, Any], seat: int) -> list[OwnMeld]:

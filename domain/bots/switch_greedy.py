@@ -25,6 +25,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.bots import copy_action
 from domain.cards import JOKER, rank_of, suit_of
 from domain.shuffle import SeededStream
 from domain.switch import card_value
@@ -82,11 +83,6 @@ class Held:
 def _card_info(card: str) -> tuple[str | None, int]:
     """The suit `card` counts for in a suit's strength (None for a J or a joker), and its value."""
     return (None if card == JOKER or rank_of(card) == "J" else suit_of(card)), card_value(card)
-
-
-def copy_action(action: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a legal action that shares nothing with it (its values are str, None or lists of str)."""
-    return {key: list(value) if isinstance(value, list) else value for key, value in action.items()}
 
 
 def action_value(action: Mapping[str, Any], held: Held, pending: int, drawn: str | None) -> Value:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
 import flask
 import flask_smorest
 import marshmallow as ma
+from marshmallow import validate
 from webargs.flaskparser import FlaskParser
 
 from service.api.followers import Watchers
@@ -17,6 +18,7 @@ from service.api.problems import ApiError
 from service.play.game_service import GameService
 
 F = TypeVar("F", bound=Callable[..., Any])
+GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class ProblemSchema(ma.Schema):
@@ -114,10 +116,49 @@ class QueryNumber(PlainQuery, ma.fields.Float):
     default_error_messages = {"invalid": "Not a plain number (ASCII digits and an optional fraction)."}  # noqa: RUF012
 
 
+STORE_UNREACHABLE = "the event store cannot be reached"
+BODY_METHODS = ("POST", "PUT", "PATCH")
+"""The methods whose body must be JSON (service/app.py answers 415 to any other body)."""
+
+
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
-    """flask-smorest blueprint whose argument errors are problems."""
+    """flask-smorest blueprint whose argument errors are problems and whose routes document the
+    problems every route shares (`shared_problems`), so that each route names only its own.
+
+    `needs_store=False`: its routes do not reach the event store, so they have no 503 by default.
+    """
 
     ARGUMENTS_PARSER = ProblemParser()
+
+    def __init__(self, *args: Any, needs_store: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.needs_store = needs_store
+
+    def route(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a view (flask-smorest's `route`) with the shared problems it does not document itself."""
+        register = super().route(rule, **options)
+        methods = options.get("methods", ("GET",))
+
+        def decorate(view: F) -> F:
+            registered: F = register(self.problems(**self.shared_problems(view, methods))(view))
+            return registered
+
+        return decorate
+
+    def shared_problems(self, view: Callable[..., Any], methods: Sequence[str]) -> dict[str, str]:
+        """The problems a route has without saying so, less those it documents itself (they win):
+        503 when the blueprint needs the store; 415 for a method with a body; 413 with a JSON body."""
+        apidoc = getattr(view, "_apidoc", {})
+        documented = {f"s{status}" for status in apidoc.get("response", {}).get("responses", {})}
+        json_body = any(argument.get("in") == "json" for argument in apidoc.get("arguments", {}).get("parameters", []))
+        shared = {}
+        if self.needs_store:
+            shared["s503"] = STORE_UNREACHABLE
+        if any(method.upper() in BODY_METHODS for method in methods):
+            shared["s415"] = "the body is not application/json" if json_body else "a body that is not application/json"
+        if json_body:
+            shared["s413"] = "request body over 64 KiB"
+        return {key: description for key, description in shared.items() if key not in documented}
 
     def problems(self, **by_status: str) -> Callable[[F], F]:
         """Document problem responses, e.g. `problems(s404="no such game")`."""
@@ -171,3 +212,12 @@ def problem_response(error: ApiError) -> flask.Response:
     for name, value in error.headers.items():
         response.headers[name] = value
     return response
+
+
+def checked_id(game_id: str) -> str:
+    """The game id of a path; 404 for one that no game can have."""
+    try:
+        GAME_ID(game_id)
+    except ma.ValidationError:
+        raise ApiError(404, "game_not_found", "no game with that id") from None
+    return game_id

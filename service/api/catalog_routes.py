@@ -10,9 +10,10 @@ from domain import engine
 from domain.bots import LEVELS
 from service.api.action_event_schemas import OPTION_VALUE
 from service.api.blueprint import Blueprint
+from service.api.rate_limits import unlimited
 from service.api.spec_plugin import OneOf
 
-blp = Blueprint("catalog", __name__, url_prefix="/v1", description="The games this service offers")
+blp = Blueprint("catalog", __name__, url_prefix="/v1", description="The games this service offers", needs_store=False)
 
 
 class PlayerRangeSchema(ma.Schema):
@@ -45,6 +46,7 @@ class CatalogSchema(ma.Schema):
 
 
 @blp.route("/catalog")
+@unlimited
 @blp.doc(operationId="getCatalog")
 @blp.response(200, CatalogSchema)
 def catalog() -> dict[str, Any]:

@@ -2,30 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import flask
 import marshmallow as ma
 from marshmallow import validate
 
-from domain import engine
 from domain.bots import LEVELS
 from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
 from service.api import action_event_schemas as typed_schemas
-from service.api.action_event_schemas import game_name
 from service.api.blueprint import (
     Blueprint,
     QueryInteger,
     QueryNumber,
     bearer_token,
+    checked_id,
     games,
     watchers,
 )
 from service.api.problems import ApiError
 from service.api.rate_limits import READS_LIMITED, limit_game_creation
-from service.api.spec_plugin import ETAG, LOCATION, Either, Enum, OneOf, union_of
-from service.api.view_schemas import VIEW_SCHEMAS
+from service.api.shared_schemas import (
+    MAX_SEQ,
+    SEAT_KINDS,
+    SEED_SOURCES,
+    ByGame,
+    GameViewFrameSchema,
+    SeatCreatedSchema,
+    by_game,
+    game_view_fields,
+)
+from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
 from service.play.game_service import TURN_SECONDS_RANGE
 from service.play.game_view import render
@@ -33,12 +40,6 @@ from service.play.game_view import render
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
 MAX_WAIT_SECONDS = 30
-MAX_SEQ = 2**53 - 1  # far beyond any game; keeps `after + 1` a valid Redis stream id
-GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
-SEAT_KINDS = ("human", "bot")
-SEED_SOURCES = ("server", "creator")
-STATUSES = ("active", "finished")
-ACTION_TYPES = {game.describe()["id"]: list(game.describe()["actions"]) for game in engine.all_games()}
 
 
 # ---------------------------------------------------------------- schemas
@@ -90,15 +91,6 @@ class CreateGameSchema(ma.Schema):
     )
 
 
-class SeatCreatedSchema(ma.Schema):
-    seat = ma.fields.Integer(required=True)
-    kind = Enum("SeatKind", SEAT_KINDS, required=True)
-    name = ma.fields.String(required=True)
-    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
-    think_ms = ma.fields.Integer()
-    token = ma.fields.String(metadata={"description": "humans only; shown once"})
-
-
 class GameCreatedSchema(ma.Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
@@ -111,111 +103,6 @@ class GameCreatedSchema(ma.Schema):
     stacked = ma.fields.Boolean(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
-
-
-class SeatViewSchema(ma.Schema):
-    seat = ma.fields.Integer(required=True)
-    kind = Enum("SeatKind", SEAT_KINDS, required=True)
-    name = ma.fields.String(required=True)
-    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
-    think_ms = ma.fields.Integer()
-    score = ma.fields.Integer(required=True)
-
-
-class GameTyped(ma.fields.Raw):
-    """A field of a frame (GameViewFrameSchema, RecordFrameSchema) that each game's schema types."""
-
-
-class GameViewFrameSchema(ma.Schema):
-    """The fields of every game's view, in the order of an answer; each game's own view schema types
-    the game's parts (`GameTyped`), which keep their place here (see by_game)."""
-
-    id = ma.fields.String(required=True)
-    game = GameTyped()
-    rules_version = ma.fields.Integer(
-        required=True, metadata={"description": "the version of the game's rules it is played under"}
-    )
-    stacked = ma.fields.Boolean(required=True)
-    status = Enum("GameStatus", STATUSES, required=True)
-    version = ma.fields.Integer(required=True)
-    round = ma.fields.Integer(required=True)
-    phase = GameTyped()
-    to_act = ma.fields.List(ma.fields.Integer(), required=True)
-    seats = ma.fields.List(ma.fields.Nested(SeatViewSchema), required=True)
-    table = GameTyped()
-    you = GameTyped()
-    actions = GameTyped()
-    result = GameTyped()
-    turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
-
-
-def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma.fields.Field[Any]]:
-    """What a game's view types beyond the frame: its id, phases, action types, table, you and result;
-    `full`: the table may be the full one, every card (a finished game's replay)."""
-    parts = VIEW_SCHEMAS[game.id]
-    table: ma.fields.Field[Any] = ma.fields.Nested(parts.table, required=True, metadata={"description": "public"})
-    if full:
-        table = Either(
-            [parts.full_table, parts.table],
-            required=True,
-            metadata={"description": "public; in a finished game's replay without a token, every card"},
-        )
-    return {
-        "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
-        "phase": ma.fields.String(required=True, validate=validate.OneOf(parts.phases)),
-        "actions": ma.fields.List(
-            ma.fields.String(validate=validate.OneOf(ACTION_TYPES[game.id])),
-            required=True,
-            metadata={"description": "the action types the seat may send now"},
-        ),
-        "table": table,
-        "you": ma.fields.Nested(
-            parts.you, metadata={"description": "the seat's own view, with `legal`: every action it may send now"}
-        ),
-        "result": ma.fields.Nested(
-            parts.result, required=True, allow_none=True, metadata={"description": "when finished: totals, winners"}
-        ),
-    }
-
-
-class ByGame(ma.Schema):
-    """An answer that one schema a game types: dumped through its game's schema (which keeps the
-    declared fields only) and documented as their oneOf, told apart by `game`."""
-
-    variants: ClassVar[dict[str, type[ma.Schema]]] = {}
-    _dumpers: ClassVar[dict[str, ma.Schema]]
-
-    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
-        if self.many if many is None else many:
-            return [self.dump(one, many=False) for one in obj]
-        dumpers = type(self).__dict__.get("_dumpers")
-        if dumpers is None:
-            dumpers = {game: schema() for game, schema in self.variants.items()}
-            type(self)._dumpers = dumpers
-        return dumpers[obj["game"]].dump(obj)
-
-    @classmethod
-    def openapi_schema(cls, converter: Any) -> dict[str, Any]:
-        """oneOf the games' schemas with a discriminator on `game`."""
-        return union_of(converter, cls.variants, "game")
-
-
-def by_game(
-    frame: type[ma.Schema], suffix: str, fields: Callable[[engine.Game[Any]], dict[str, ma.fields.Field[Any]]]
-) -> dict[str, type[ma.Schema]]:
-    """One schema a game: `frame`'s fields and the game's own `fields` (e.g. GolfGameView); a field the
-    frame holds as GameTyped keeps its place, so every game's answer has the frame's order."""
-    games = engine.all_games()
-    variants = {game.id: frame.from_dict(fields(game), name=f"{game_name(game)}{suffix}") for game in games}
-    for name, variant in variants.items():
-        untyped = [key for key, field in variant._declared_fields.items() if isinstance(field, GameTyped)]
-        assert not untyped, f"{name}'s {suffix} leaves {untyped} untyped"
-    return variants
-
-
-def full_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
-    """A view's fields where the table may be the full one (a finished game's replay)."""
-    return game_view_fields(game, full=True)
 
 
 class GameViewSchema(ByGame):
@@ -305,11 +192,8 @@ CREATE_EXAMPLE = {
 @blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS, "headers": {"Location": LOCATION}}})
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
-    s413="request body over 64 KiB",
-    s415="the body is not application/json",
     s422="the rules refuse this setup (player count)",
     s429="this client created too many games this minute (`rate_limited`); `Retry-After` says when to retry",
-    s503="the event store cannot be reached",
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
@@ -327,7 +211,6 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     s429=READS_LIMITED,
     s401="a token that is not this game's",
     s404="no such game",
-    s503="the event store cannot be reached",
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
@@ -361,8 +244,6 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
 @blp.response(200, ActionResultSchema)
 @blp.problems(
     s400="malformed action, unknown card or action type",
-    s413="request body over 64 KiB",
-    s415="the body is not application/json",
     s401="no valid token for this game",
     s404="no such game",
     s409="expected_version / If-Match no longer current",
@@ -385,7 +266,6 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     s429=READS_LIMITED,
     s400="bad query",
     s404="no such game",
-    s503="the event store cannot be reached",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
@@ -398,14 +278,6 @@ def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def checked_id(game_id: str) -> str:
-    try:
-        GAME_ID(game_id)
-    except ma.ValidationError:
-        raise ApiError(404, "game_not_found", "no game with that id") from None
-    return game_id
 
 
 def _expected_version(from_body: int | None) -> int | None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import flask
 import marshmallow as ma
 
-from service.api.blueprint import Blueprint, games
+from service.api.blueprint import STORE_UNREACHABLE, Blueprint, games
 from service.api.problems import store_unavailable
 from service.ops import metrics
 
-blp = Blueprint("health", __name__, description="Liveness, readiness and metrics")
+blp = Blueprint("health", __name__, description="Liveness, readiness and metrics", needs_store=False)
 PROMETHEUS_TEXT = "text/plain"  # version=1.0.0 of the text format, as prometheus-client sends it
 
 
@@ -28,7 +28,7 @@ def healthz() -> dict[str, str]:
 @blp.route("/readyz")
 @blp.doc(operationId="getReadiness")
 @blp.response(200, StatusSchema)
-@blp.problems(s503="the event store cannot be reached")
+@blp.problems(s503=STORE_UNREACHABLE)  # its own problem: only /readyz of these asks the store
 def readyz() -> dict[str, str]:
     """The event store answers."""
     if not games().store.ping():

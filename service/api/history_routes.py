@@ -10,8 +10,16 @@ from marshmallow import validate
 
 from domain import engine
 from service.api.action_event_schemas import event_record_schema_name, game_name
-from service.api.blueprint import Blueprint, ProblemSchema, QueryInteger, bearer_token, required_bearer_token
-from service.api.game_routes import (
+from service.api.blueprint import (
+    Blueprint,
+    ProblemSchema,
+    QueryInteger,
+    bearer_token,
+    checked_id,
+    required_bearer_token,
+)
+from service.api.rate_limits import READS_LIMITED
+from service.api.shared_schemas import (
     MAX_SEQ,
     SEED_SOURCES,
     STATUSES,
@@ -20,10 +28,8 @@ from service.api.game_routes import (
     GameViewFrameSchema,
     SeatCreatedSchema,
     by_game,
-    checked_id,
     full_view_fields,
 )
-from service.api.rate_limits import READS_LIMITED
 from service.api.spec_plugin import Enum, OneOf
 from service.api.view_schemas import fields as view_fields
 from service.play.game_history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
@@ -179,7 +185,6 @@ class DisputesSchema(ma.Schema):
     s401="a token that is not this game's",
     s404="no such game",
     s422="no such event",
-    s503="the event store cannot be reached",
 )
 def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The game after event `at`: the seat's view with a token; else the spectator view, or all once finished."""
@@ -189,7 +194,7 @@ def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/record")
 @blp.doc(operationId="getRecord")
 @blp.response(200, RecordSchema)
-@blp.problems(s429=READS_LIMITED, s404="no such game", s503="the event store cannot be reached")
+@blp.problems(s429=READS_LIMITED, s404="no such game")
 def get_record(game_id: str) -> dict[str, Any]:
     """The portable game record (the seed only once the game has ended)."""
     return history().record(checked_id(game_id))
@@ -198,7 +203,7 @@ def get_record(game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/audit")
 @blp.doc(operationId="getAudit")
 @blp.response(200, VerdictSchema)
-@blp.problems(s429=READS_LIMITED, s404="no such game", s503="the event store cannot be reached")
+@blp.problems(s429=READS_LIMITED, s404="no such game")
 def get_audit(game_id: str) -> dict[str, Any]:
     """Re-check the stored game from scratch: hash chain, deals, every action, every score."""
     return history().audit(checked_id(game_id))
@@ -212,8 +217,6 @@ def get_audit(game_id: str) -> dict[str, Any]:
     s400="malformed",
     s401="no valid token",
     s404="no such game",
-    s413="request body over 64 KiB",
-    s415="the body is not application/json",
     s422="no such event (`event_out_of_range`), or the seat has filed its most disputes (`too_many_disputes`)",
     s503="the event store cannot be reached; nothing was written",
 )
@@ -232,7 +235,6 @@ def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     s400="bad query",
     s401="a token that is not this game's",
     s404="no such game",
-    s503="the event store cannot be reached",
 )
 def get_disputes(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """A page of disputes, each with its verdict from when it was filed and the game just before and after its event."""

@@ -17,13 +17,16 @@ counted; a script refills them at READS_PER_SECOND up to READ_BURST on Redis's c
 read, and lets the key expire once the bucket would be full again.
 Over a limit: 429 problem+json `rate_limited` with `Retry-After` (seconds until the window ends, or
 until the bucket holds a token again).
+Routes marked `@unlimited` (the static catalog) take no token: they cost Redis nothing, so they
+answer with Redis down too.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import flask
 
@@ -39,6 +42,8 @@ EXTENSION = "ratelimit"
 READS_EXTENSION = "ratelimit_reads"
 READ_PATHS = "/v1/"
 READS_LIMITED = "too many reads from this client (`rate_limited`); `Retry-After` says when to retry"
+UNLIMITED = "unlimited_reads"  # the attribute `@unlimited` sets on a view
+View = TypeVar("View", bound=Callable[..., Any])
 
 # KEYS: bucket hash. ARGV: tokens a second, bucket size.
 # Returns {1 if a token was taken else 0, ms until the bucket holds one token again}.
@@ -170,12 +175,21 @@ def init_app(app: flask.Flask, client: StoreClient) -> RateLimiter:
     return limiter
 
 
+def unlimited(view: View) -> View:
+    """Mark a view that reads nothing from Redis: it takes no read token."""
+    setattr(view, UNLIMITED, True)
+    return view
+
+
 def limit_reads() -> None:
-    """Take a read token of the current client for a GET under /v1/ (no-op when the limit is off)."""
+    """Take a read token of the current client for a GET under /v1/ (no-op when the limit is off, and
+    for an `@unlimited` route)."""
     request = flask.request
     if request.method not in ("GET", "HEAD") or not request.path.startswith(READ_PATHS):
         return
     app: Any = flask.current_app
+    if getattr(app.view_functions.get(request.endpoint or ""), UNLIMITED, False):
+        return
     bucket: TokenBucket | None = app.extensions.get(READS_EXTENSION)
     if bucket is None or not bucket.enabled:
         return

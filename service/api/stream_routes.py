@@ -24,10 +24,10 @@ from marshmallow import validate
 
 from domain.engine import SeedRevealed
 from service.api.action_event_schemas import EVENT_RECORD, ref
-from service.api.blueprint import Blueprint, QueryInteger, games, required_bearer_token, watchers
+from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, watchers
 from service.api.followers import Watchers
-from service.api.game_routes import MAX_SEQ, checked_id
 from service.api.problems import ApiError
+from service.api.shared_schemas import MAX_SEQ
 from service.ops import metrics
 from service.play.game_service import GameService
 from service.play.game_view import render
@@ -96,8 +96,6 @@ STREAM_DESCRIPTION = (
 @blp.problems(
     s401="no valid token for this game",
     s404="no such game",
-    s415="a body that is not application/json",
-    s503="the event store cannot be reached",
 )
 def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
     """A single-use ticket, valid for 60 s, that opens this seat's live stream (for EventSource)."""
@@ -123,7 +121,6 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
     s400="bad query or Last-Event-ID",
     s401="a ticket that is unknown, used, expired or of another game",
     s404="no such game",
-    s503="the event store cannot be reached",
 )
 def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> flask.Response:
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""

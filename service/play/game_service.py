@@ -146,7 +146,7 @@ class GameService:
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
             )
             self.bots.note_waiting(loaded)
-            self.index.started(game_id, epoch_of(records[0]["at"]))
+            self._index_write("note as started", game_id, self.index.started, epoch_of(records[0]["at"]))
             try:
                 self.store.create(game_id, meta, records)
                 break
@@ -316,19 +316,29 @@ class GameService:
 
     def _note_ending(self, new: LoadedGame, records: list[dict[str, Any]]) -> None:
         """Before an append that ends the game: note it as finished (an intent, so that no finished
-        game escapes compaction); a failure here fails the action, with nothing appended."""
+        game escapes compaction if this process stops right after the append). Best effort: an index
+        that cannot be reached never fails the action (_ended notes it again, the sweep's walk after)."""
         if new.snap.finished:
-            self.index.finishing(new.id, epoch_of(records[-1]["at"]))
+            self._index_write("note as finishing", new.id, self.index.finishing, epoch_of(records[-1]["at"]))
 
     def _ended(self, new: LoadedGame) -> None:
-        """After an append that ended the game: it is no longer active (best effort: the lifecycle
-        sweep finds a finished game among the idle ones too)."""
+        """After an append that ended the game: note it as finished again (a sweep may have taken the
+        intent out while the append was on its way) and, once that is stored, no longer active. Best
+        effort: the lifecycle sweep's index walk puts back a finished game that an index misses."""
         if not new.snap.finished:
             return
+        at = epoch_of(self.clock())  # the intent's time stays when it is still there
+        if self._index_write("note as finished", new.id, self.index.finishing, at, True):
+            self._index_write("take out of the active games", new.id, self.index.finished)
+
+    def _index_write(self, what: str, game_id: str, write: Callable[..., None], *args: Any) -> bool:
+        """One write to the game indexes; a failure is logged, never raised (True if it was written)."""
         try:
-            self.index.finished(new.id)
+            write(game_id, *args)
         except Exception:
-            log.exception("could not take the finished game %s out of the active index", new.id)
+            log.exception("could not %s the game %s in the game index", what, game_id)
+            return False
+        return True
 
     def abandon(self, game_id: str, reason: str) -> list[dict[str, Any]]:
         """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a

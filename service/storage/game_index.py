@@ -6,10 +6,15 @@ never a game's keys, so a Redis Cluster is fine):
                   the game is stored; only a hint: the lifecycle sweep checks a game's last event
                   before it abandons it, and moves the hint on when the game acted since.
   games:finished  sorted set: game id -> when it finished. Written before the append that ends the
-                  game (an intent; a game whose final append lost is taken out again by the sweep);
-                  kept until the game is exported (`python -m service.upkeep.archive`).
+                  game (an intent; a game whose final append lost is taken out again by the sweep)
+                  and again after it; kept until the game is exported (`python -m service.archive`).
   games:unpacked  sorted set: finished games not packed yet -> when they finished; the sweep packs
-                  each COMPACT_AFTER_SECONDS after its end and takes it out.
+                  each COMPACT_AFTER_SECONDS after its end and takes it out. A game the sweep could
+                  not pack (or check, in games:active) gets a later score, so the others get their turn.
+
+Each key lives on one master of a cluster, so a write here never fails a game's action: the command
+path writes the indexes as best it can, and the lifecycle sweep's index walk (service/upkeep/lifecycle.py)
+puts back every game the store holds that is missing from the index it belongs in.
 """
 
 from __future__ import annotations
@@ -43,10 +48,11 @@ class GameIndex:
         """The game last acted at `at` (only if it is still in the index)."""
         self._call(self.client.zadd, ACTIVE_KEY, {game_id: at}, xx=True)
 
-    def finishing(self, game_id: str, at: float) -> None:
-        """An append is about to end the game at `at`."""
-        self._call(self.client.zadd, FINISHED_KEY, {game_id: at})
-        self._call(self.client.zadd, UNPACKED_KEY, {game_id: at})
+    def finishing(self, game_id: str, at: float, unless_noted: bool = False) -> None:
+        """An append is about to end the game at `at` (or has: with `unless_noted`, a note that is
+        there already keeps its time)."""
+        self._call(self.client.zadd, FINISHED_KEY, {game_id: at}, nx=unless_noted)
+        self._call(self.client.zadd, UNPACKED_KEY, {game_id: at}, nx=unless_noted)
 
     def finished(self, game_id: str) -> None:
         """The game's final append is stored: it is no longer active."""
@@ -56,6 +62,17 @@ class GameIndex:
         """An intent to end the game that did not come true (its append lost)."""
         self._call(self.client.zrem, UNPACKED_KEY, game_id)
         self._call(self.client.zrem, FINISHED_KEY, game_id)
+
+    def retry_at(self, key: str, game_id: str, at: float) -> None:
+        """Look at the game in `key` again once `at` is due (only if it is still there)."""
+        self._call(self.client.zadd, key, {game_id: at}, xx=True)
+
+    def missing(self, key: str, game_ids: list[str]) -> list[str]:
+        """Those of `game_ids` that are not in `key`."""
+        if not game_ids:
+            return []
+        scores = self._call(self.client.zmscore, key, game_ids)
+        return [game_id for game_id, score in zip(game_ids, scores, strict=True) if score is None]
 
     def packed(self, game_id: str) -> None:
         """The game is packed."""

@@ -8,9 +8,17 @@ time. A pass:
   2. ends every game with no event for ABANDON_AFTER_DAYS as abandoned (GameAbandoned and the seed's
      reveal, through the command path), and packs it at once. The index's time is only a hint: a game
      that acted since is left running and its hint moved on. A finished game found here (its end was
-     not noted) is noted, and packed in a later pass.
+     not noted) is noted, and packed in a later pass;
+  3. walks on through the games the store holds (`batch` of them a pass, a SCAN that starts again
+     once it has seen every game) and puts each back in the index it belongs in when an index write
+     of the command path failed: an ended game missing from `games:unpacked` or `games:finished` is
+     noted there (and packed in a later pass), a running one missing from `games:active` is noted
+     there. An ended game is one whose last event is the seed's reveal: one read, no fold.
+A game whose step fails (a store outage, a game that does not load) is looked at again after a
+delay that doubles with each failure in a row (from LIFECYCLE_SWEEP_SECONDS up to RETRY_CAP_SECONDS):
+its score in the index moves on, so that a batch of games that keep failing never holds up the rest.
 Safe to run from any number of processes at once: packing checks the stream before it drops it, an
-abandonment is a compare-and-append at the version it was decided on.
+abandonment is a compare-and-append at the version it was decided on, the walk only adds to indexes.
 """
 
 from __future__ import annotations
@@ -19,14 +27,19 @@ import dataclasses
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
+from typing import Any
 
+from domain.engine import SeedRevealed
 from service.play.errors import GameNotFound, RuleViolation, VersionConflict
 from service.play.game_service import GameService, LoadedGame
-from service.storage.game_index import epoch_of
+from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY, epoch_of
 
 log = logging.getLogger(__name__)
 DAY_SECONDS = 86400
+RETRY_CAP_SECONDS = 3600  # a game that keeps failing is looked at again at least once an hour
+GAME_META_KEYS = "game:{*}:meta"  # every game the store holds unpacked (service/storage/event_store.py's key layout)
 
 
 class LifecycleSettingsError(ValueError):
@@ -67,6 +80,7 @@ class SweepOutcome:
 
     packed: list[str] = dataclasses.field(default_factory=list)
     abandoned: list[str] = dataclasses.field(default_factory=list)
+    reindexed: list[str] = dataclasses.field(default_factory=list)  # put back in the index they belong in
 
 
 class Lifecycle:
@@ -83,18 +97,59 @@ class Lifecycle:
         self.index = service.index
         self.settings = settings or LifecycleSettings()
         self.now = now
+        self._failures: dict[tuple[str, str], int] = {}  # (index key, game) -> failed steps in a row
+        self._walk: Iterator[str] | None = None  # the index walk's place among the stored games
 
     def run_once(self) -> SweepOutcome:
-        """One pass: pack what is due, then end the idle games."""
+        """One pass: pack what is due, end the idle games, then walk on through the stored games."""
         outcome = SweepOutcome()
-        for game_id in self.index.to_pack(self.now() - self.settings.compact_after_seconds, self.settings.batch):
-            if self._guarded(game_id, "pack", self.pack):
+        due = self.now() - self.settings.compact_after_seconds
+        for game_id in self.index.to_pack(due, self.settings.batch):
+            if self._guarded(game_id, "pack", self.pack, UNPACKED_KEY, due):
                 outcome.packed.append(game_id)
         cutoff = self.now() - self.settings.abandon_after_days * DAY_SECONDS
         for game_id in self.index.idle(cutoff, self.settings.batch):
-            if self._guarded(game_id, "check the idle game", lambda g: self.end_if_idle(g, cutoff)):
+            if self._guarded(game_id, "check the idle game", lambda g: self.end_if_idle(g, cutoff), ACTIVE_KEY, cutoff):
                 outcome.abandoned.append(game_id)
+        try:
+            outcome.reindexed = self.reindex(self.settings.batch)
+        except Exception:  # a store outage: the walk starts again in the next pass
+            self._walk = None
+            log.exception("lifecycle: the index walk stopped")
         return outcome
+
+    def reindex(self, count: int) -> list[str]:
+        """Walk on through `count` stored games; put each that an index misses back in it. Returns those."""
+        if self._walk is None:
+            self._walk = (_game_of(key) for key in self.store.client.scan_iter(match=GAME_META_KEYS, count=count))
+        game_ids = list(islice(self._walk, count))
+        if len(game_ids) < count:
+            self._walk = None  # every game seen: the next pass starts again
+        ended: list[tuple[str, float]] = []  # (game, when its last event was)
+        running: list[tuple[str, float]] = []
+        for game_id in game_ids:
+            last = self._last_record(game_id)
+            if last is not None:
+                (ended if last["type"] == SeedRevealed.type_name() else running).append((game_id, epoch_of(last["at"])))
+        ended_ids = [game_id for game_id, _ in ended]
+        unnoted = set(self.index.missing(UNPACKED_KEY, ended_ids)) | set(self.index.missing(FINISHED_KEY, ended_ids))
+        inactive = set(self.index.missing(ACTIVE_KEY, [game_id for game_id, _ in running]))
+        for game_id, at in ended:
+            if game_id in unnoted:
+                self.index.finishing(game_id, at)
+                self.index.finished(game_id)
+        for game_id, at in running:
+            if game_id in inactive:
+                self.index.started(game_id, at)
+        found = [game_id for game_id, _ in ended + running if game_id in unnoted | inactive]
+        for game_id in found:
+            log.warning("lifecycle: game %s was missing from its index and is back in it", game_id)
+        return found
+
+    def _last_record(self, game_id: str) -> dict[str, Any] | None:
+        seq = self.store.last_seq(game_id)
+        last = self.store.read(game_id, after=seq - 1) if seq else []
+        return last[-1] if last else None
 
     def pack(self, game_id: str) -> bool:
         """Pack a finished game now; True if it was packed by this call."""
@@ -140,11 +195,26 @@ class Lifecycle:
         self.index.forget(game_id)
         return None
 
-    @staticmethod
-    def _guarded(game_id: str, what: str, step: Callable[[str], bool]) -> bool:
-        """One game's step; a failure is logged and the game is tried again in the next pass."""
+    def _guarded(self, game_id: str, what: str, step: Callable[[str], bool], key: str, cutoff: float) -> bool:
+        """One game's step; a failure is logged and the game, in `key` (due up to `cutoff`), is looked
+        at again after a delay that doubles with each failure in a row."""
         try:
-            return step(game_id)
-        except Exception:  # a store outage, a damaged game (CompactionError): the next pass tries again
+            done = step(game_id)
+        except Exception:  # a store outage, a damaged game (CompactionError): a later pass tries again
             log.exception("lifecycle: could not %s %s", what, game_id)
+            failures = self._failures.get((key, game_id), 0) + 1
+            self._failures[(key, game_id)] = failures
+            delay = min(self.settings.sweep_seconds * 2 ** (failures - 1), RETRY_CAP_SECONDS)
+            try:
+                self.index.retry_at(key, game_id, cutoff + delay)
+            except Exception:
+                log.exception("lifecycle: could not put off %s", game_id)
             return False
+        self._failures.pop((key, game_id), None)
+        return done
+
+
+def _game_of(key: str | bytes) -> str:
+    """The game id in a key of the game (`game:{<id>}:meta`)."""
+    text = key.decode() if isinstance(key, bytes) else key
+    return text.partition("{")[2].rpartition("}")[0]

@@ -1,5 +1,5 @@
 """The storage lifecycle on a real redis-server: an idle game ends as abandoned and is packed; finished
-games are exported to `.json.gz` files with `python -m service.upkeep.archive`, verified, deleted, and imported
+games are exported to `.json.gz` files with `python -m service.archive`, verified, deleted, and imported
 back so that every endpoint answers as before."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def export_finished(url: str, folder: Path) -> subprocess.CompletedProcess[str]:
     """The archive CLI's export of every game finished before tomorrow into `folder`."""
     tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
     return run(
-        "-m", "service.upkeep.archive", "--redis-url", url, "export", "--finished-before", tomorrow, "--to", str(folder)
+        "-m", "service.archive", "--redis-url", url, "export", "--finished-before", tomorrow, "--to", str(folder)
     )
 
 
@@ -126,7 +126,7 @@ def test_export_then_import_round_trips_every_endpoint(lifecycle_redis_url: str,
         assert client.get(f"/v1/games/{game_id}").status_code == 404
     assert client.get(f"/v1/games/{running['id']}").get_json()["status"] == "active"
 
-    imported = run("-m", "service.upkeep.archive", "--redis-url", lifecycle_redis_url, "import", str(folder))
+    imported = run("-m", "service.archive", "--redis-url", lifecycle_redis_url, "import", str(folder))
     assert imported.returncode == 0, imported.stdout + imported.stderr
     fresh, _ = new_app(lifecycle_redis_url)
     for created in games:
@@ -134,7 +134,7 @@ def test_export_then_import_round_trips_every_endpoint(lifecycle_redis_url: str,
         for reader in (client, fresh.test_client()):
             assert answers(reader, created) == before[created["id"]]
 
-    again = run("-m", "service.upkeep.archive", "--redis-url", lifecycle_redis_url, "import", str(folder))
+    again = run("-m", "service.archive", "--redis-url", lifecycle_redis_url, "import", str(folder))
     assert again.returncode == 1 and "exists already" in again.stdout
 
 
@@ -152,11 +152,11 @@ def test_export_keeps_a_game_whose_record_does_not_verify(lifecycle_redis_url: s
 
 
 def test_the_archive_command_explains_itself() -> None:
-    shown = run("-m", "service.upkeep.archive", "--help")
+    shown = run("-m", "service.archive", "--help")
     assert shown.returncode == 0 and "export" in shown.stdout and "import" in shown.stdout
-    export = run("-m", "service.upkeep.archive", "export", "--help")
+    export = run("-m", "service.archive", "export", "--help")
     assert export.returncode == 0 and "--finished-before" in export.stdout and "--to" in export.stdout
-    bad = run("-m", "service.upkeep.archive", "export", "--finished-before", "last tuesday", "--to", "x")
+    bad = run("-m", "service.archive", "export", "--finished-before", "last tuesday", "--to", "x")
     assert bad.returncode == 2 and "not an ISO date" in bad.stderr
 
 

@@ -122,8 +122,9 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def start_make_run(folder: Path, workers: int = 1) -> MakeRun:
-    """`make run` on free ports with everything it writes under `folder`, once it says it is up."""
+def start_make_run(folder: Path, workers: int = 1, **settings: str) -> MakeRun:
+    """`make run` on free ports with everything it writes under `folder`, once it says it is up
+    (`settings`: more of its environment, REDIS_URL for one)."""
     port, redis_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -137,6 +138,7 @@ def start_make_run(folder: Path, workers: int = 1) -> MakeRun:
     }
     for name in ("REDIS_URL", "QUEUE_REDIS_URL", "PROMETHEUS_MULTIPROC_DIR", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
         env.pop(name, None)
+    env.update(settings)
     log = folder / "make-run.log"
     with log.open("wb") as out:
         process = subprocess.Popen(

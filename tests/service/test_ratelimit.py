@@ -155,27 +155,30 @@ def read_limited(fake_redis: fakeredis.FakeRedis, **settings: Any) -> FlaskClien
 def test_reads_take_a_token_each_and_without_one_get_429_with_retry_after(fake_redis: fakeredis.FakeRedis) -> None:
     client = read_limited(fake_redis)
     game_url = f"/v1/games/{create(client).get_json()['id']}"
-    assert [client.get(path).status_code for path in (game_url, f"{game_url}/events", "/v1/catalog")] == [200] * 3
+    paths = (game_url, f"{game_url}/events", f"{game_url}/events?after=1")
+    assert [client.get(path).status_code for path in paths] == [200] * 3
     refused = client.get(f"{game_url}/replay?at=1")
     assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
     problem = refused.get_json()
     assert problem["code"] == "rate_limited" and problem["status"] == 429 and "reads" in problem["detail"]
     assert int(refused.headers["Retry-After"]) == 1, "one token a second: the next one within a second"
     assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200, "only /v1/ is limited"
+    assert client.get("/v1/catalog").status_code == 200, "the static catalog takes no token"
     assert client.get(game_url, environ_base={"REMOTE_ADDR": "10.0.0.7"}).status_code == 200, "each client its own"
     assert create(client).status_code == 201, "writes take no read token"
 
 
 def test_the_bucket_refills_at_the_rate_up_to_the_burst(fake_redis: fakeredis.FakeRedis) -> None:
     client = read_limited(fake_redis)
-    assert [client.get("/v1/catalog").status_code for _ in range(4)] == [200, 200, 200, 429]
+    game_url = f"/v1/games/{create(client).get_json()['id']}"
+    assert [client.get(game_url).status_code for _ in range(4)] == [200, 200, 200, 429]
     (key,) = fake_redis.scan_iter("ratelimit:reads:*")
     assert 0 < fake_redis.pttl(key) <= 4_000, "the bucket's key goes once it would be full again"
     at = int(fake_redis.hget(key, "at") or 0)
     fake_redis.hset(key, "at", str(at - 2_000))  # two seconds pass: two tokens
-    assert [client.get("/v1/catalog").status_code for _ in range(3)] == [200, 200, 429]
+    assert [client.get(game_url).status_code for _ in range(3)] == [200, 200, 429]
     fake_redis.hset(key, "at", str(at - 3_600_000))  # an hour passes: a full bucket, no more
-    assert [client.get("/v1/catalog").status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert [client.get(game_url).status_code for _ in range(4)] == [200, 200, 200, 429]
 
 
 def test_the_read_limit_comes_from_the_environment_and_is_off_under_testing(
@@ -186,7 +189,7 @@ def test_the_read_limit_comes_from_the_environment_and_is_off_under_testing(
     monkeypatch.setenv("READS_PER_SECOND", "5")
     monkeypatch.setenv("READ_BURST", "2")
     outside = create_app(redis_client=fake_redis, dispatcher=RecordingDispatcher()).test_client()
-    assert [outside.get("/v1/catalog").status_code for _ in range(3)] == [200, 200, 429]
+    assert [outside.get("/v1/games/none").status_code for _ in range(3)] == [404, 404, 429]
     monkeypatch.delenv("READS_PER_SECOND")
     monkeypatch.delenv("READ_BURST")
     defaults = create_app(redis_client=fake_redis).config

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from domain import engine
-from domain.bots import LEVELS, choose_action, policy_for
+from domain.bots import LEVELS, choose_action, copy_action, policy_for
 from domain.bots import golf as golf_bot
 from domain.cards import RANKS, canonical_deck
 from domain.golf import grid_score
@@ -288,3 +288,14 @@ def test_greedy_clearly_beats_random() -> None:
         totals = play_game(config, levels).state.totals
         wins += totals[greedy_seat] < totals[1 - greedy_seat]
     assert wins > 0.75 * games, f"greedy won {wins} of {games}"
+
+
+def test_copy_action_is_a_deep_copy_that_shares_nothing() -> None:
+    """Every policy returns its choice through domain.bots.copy_action: equal to the action, sharing no list or dict."""
+    action = {"type": "lay", "cards": ["AS", "2S"], "meld": {"kind": "run", "cards": ["3S"]}, "flip": None}
+    copied = copy_action(action)
+    assert copied == action
+    assert copied is not action
+    assert copied["cards"] is not action["cards"]
+    assert copied["meld"] is not action["meld"]
+    assert copied["meld"]["cards"] is not action["meld"]["cards"]

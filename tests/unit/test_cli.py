@@ -22,7 +22,7 @@ RECORD = ROOT / "tests" / "records" / "cardtable-record-2" / "go5-seeded.json"
     [
         ("workers.simulate", "--game"),
         ("domain.verify", "Exit codes: 0 PASS, 1 FAIL or INCOMPLETE, 2 no record"),
-        ("service.upkeep.archive", "usage: "),
+        ("service.archive", "usage: "),
         ("bench", "usage: python -m bench"),
         ("workers", "usage: python -m workers"),
     ],

@@ -2,7 +2,7 @@
 
 One module per game, service/api/view_schemas/<game id>.py, declares them as `VIEWS = ViewSchemas(...)`;
 `VIEW_SCHEMAS` maps each game id of the catalog to its module's `VIEWS`. The game-independent frame
-of a view (id, seats, version, ...) stays in service/api/game_routes.py, which builds one view schema per
+of a view (id, seats, version, ...) is in service/api/shared_schemas.py, which builds one view schema per
 game from these. Shared fields (card codes, seats, counts, the result) are in `fields`.
 """
 

@@ -1,0 +1,136 @@
+"""The schemas that more than one route module answers with: the view frame and its per-game variants,
+the seats, and the bounds every route shares; route modules import these, never each other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import marshmallow as ma
+from marshmallow import validate
+
+from domain import engine
+from domain.bots import LEVELS
+from service.api.action_event_schemas import game_name
+from service.api.spec_plugin import Either, Enum, union_of
+from service.api.view_schemas import VIEW_SCHEMAS
+
+MAX_SEQ = 2**53 - 1  # far beyond any game; keeps `after + 1` a valid Redis stream id
+SEAT_KINDS = ("human", "bot")
+SEED_SOURCES = ("server", "creator")
+STATUSES = ("active", "finished")
+ACTION_TYPES = {game.describe()["id"]: list(game.describe()["actions"]) for game in engine.all_games()}
+
+
+class SeatCreatedSchema(ma.Schema):
+    seat = ma.fields.Integer(required=True)
+    kind = Enum("SeatKind", SEAT_KINDS, required=True)
+    name = ma.fields.String(required=True)
+    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
+    think_ms = ma.fields.Integer()
+    token = ma.fields.String(metadata={"description": "humans only; shown once"})
+
+
+class SeatViewSchema(ma.Schema):
+    seat = ma.fields.Integer(required=True)
+    kind = Enum("SeatKind", SEAT_KINDS, required=True)
+    name = ma.fields.String(required=True)
+    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
+    think_ms = ma.fields.Integer()
+    score = ma.fields.Integer(required=True)
+
+
+class GameTyped(ma.fields.Raw):
+    """A field of a frame (GameViewFrameSchema, RecordFrameSchema) that each game's schema types."""
+
+
+class GameViewFrameSchema(ma.Schema):
+    """The fields of every game's view, in the order of an answer; each game's own view schema types
+    the game's parts (`GameTyped`), which keep their place here (see by_game)."""
+
+    id = ma.fields.String(required=True)
+    game = GameTyped()
+    rules_version = ma.fields.Integer(
+        required=True, metadata={"description": "the version of the game's rules it is played under"}
+    )
+    stacked = ma.fields.Boolean(required=True)
+    status = Enum("GameStatus", STATUSES, required=True)
+    version = ma.fields.Integer(required=True)
+    round = ma.fields.Integer(required=True)
+    phase = GameTyped()
+    to_act = ma.fields.List(ma.fields.Integer(), required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatViewSchema), required=True)
+    table = GameTyped()
+    you = GameTyped()
+    actions = GameTyped()
+    result = GameTyped()
+    turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
+
+
+def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma.fields.Field[Any]]:
+    """What a game's view types beyond the frame: its id, phases, action types, table, you and result;
+    `full`: the table may be the full one, every card (a finished game's replay)."""
+    parts = VIEW_SCHEMAS[game.id]
+    table: ma.fields.Field[Any] = ma.fields.Nested(parts.table, required=True, metadata={"description": "public"})
+    if full:
+        table = Either(
+            [parts.full_table, parts.table],
+            required=True,
+            metadata={"description": "public; in a finished game's replay without a token, every card"},
+        )
+    return {
+        "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
+        "phase": ma.fields.String(required=True, validate=validate.OneOf(parts.phases)),
+        "actions": ma.fields.List(
+            ma.fields.String(validate=validate.OneOf(ACTION_TYPES[game.id])),
+            required=True,
+            metadata={"description": "the action types the seat may send now"},
+        ),
+        "table": table,
+        "you": ma.fields.Nested(
+            parts.you, metadata={"description": "the seat's own view, with `legal`: every action it may send now"}
+        ),
+        "result": ma.fields.Nested(
+            parts.result, required=True, allow_none=True, metadata={"description": "when finished: totals, winners"}
+        ),
+    }
+
+
+class ByGame(ma.Schema):
+    """An answer that one schema a game types: dumped through its game's schema (which keeps the
+    declared fields only) and documented as their oneOf, told apart by `game`."""
+
+    variants: ClassVar[dict[str, type[ma.Schema]]] = {}
+    _dumpers: ClassVar[dict[str, ma.Schema]]
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        if self.many if many is None else many:
+            return [self.dump(one, many=False) for one in obj]
+        dumpers = type(self).__dict__.get("_dumpers")
+        if dumpers is None:
+            dumpers = {game: schema() for game, schema in self.variants.items()}
+            type(self)._dumpers = dumpers
+        return dumpers[obj["game"]].dump(obj)
+
+    @classmethod
+    def openapi_schema(cls, converter: Any) -> dict[str, Any]:
+        """oneOf the games' schemas with a discriminator on `game`."""
+        return union_of(converter, cls.variants, "game")
+
+
+def by_game(
+    frame: type[ma.Schema], suffix: str, fields: Callable[[engine.Game[Any]], dict[str, ma.fields.Field[Any]]]
+) -> dict[str, type[ma.Schema]]:
+    """One schema a game: `frame`'s fields and the game's own `fields` (e.g. GolfGameView); a field the
+    frame holds as GameTyped keeps its place, so every game's answer has the frame's order."""
+    games = engine.all_games()
+    variants = {game.id: frame.from_dict(fields(game), name=f"{game_name(game)}{suffix}") for game in games}
+    for name, variant in variants.items():
+        untyped = [key for key, field in variant._declared_fields.items() if isinstance(field, GameTyped)]
+        assert not untyped, f"{name}'s {suffix} leaves {untyped} untyped"
+    return variants
+
+
+def full_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
+    """A view's fields where the table may be the full one (a finished game's replay)."""
+    return game_view_fields(game, full=True)

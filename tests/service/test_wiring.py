@@ -1,0 +1,68 @@
+"""One wiring root (service/app.py): the API, the workers and the archive CLI are built by build_services."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import fakeredis
+import pytest
+
+import service.archive
+from service import app as root
+from service.app import Services, build_services, create_app
+from service.play.job_queue import NoDispatcher, RQDispatcher
+from tests.conftest import RecordingDispatcher
+from workers import context
+
+
+def record_builds(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[Services]:
+    """The services `module` builds from now on, in order."""
+    built: list[Services] = []
+
+    def recording(*args: Any, **kwargs: Any) -> Services:
+        built.append(build_services(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(module, "build_services", recording)
+    return built
+
+
+def test_the_root_wires_one_graph(fake_redis: fakeredis.FakeRedis, dispatcher: RecordingDispatcher) -> None:
+    services = build_services({"DISPUTES_PER_SEAT": "3"}, redis_client=fake_redis, dispatcher=dispatcher)
+    assert services.store_client is fake_redis and services.dispatcher is dispatcher
+    assert services.games.store is services.store and services.history.games is services.games
+    assert services.index is services.games.index and services.history.disputes_per_seat == 3
+    assert isinstance(build_services({}, redis_client=fake_redis).dispatcher, RQDispatcher)
+
+
+def test_the_app_is_built_by_the_root(fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = record_builds(monkeypatch, root)
+    app = create_app({"TESTING": True, "DISPUTES_PER_SEAT": 7}, redis_client=fake_redis, dispatcher=NoDispatcher())
+    assert [services.games for services in built] == [app.extensions["games"]]
+    assert app.extensions["history"] is built[0].history and built[0].history.disputes_per_seat == 7
+
+
+def test_the_workers_use_the_roots_services(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # clients connect on first use: none is made here
+    monkeypatch.delenv("QUEUE_REDIS_URL", raising=False)
+    context.services.cache_clear()
+    try:
+        services = context.services()
+        assert context.game_service() is services.games and context.dispatcher() is services.dispatcher
+        assert services.store_client.connection_pool.connection_kwargs["port"] == 1
+        assert context.dispatcher().connection.connection_pool.connection_kwargs["port"] == 1
+        assert context.queue_url() == "redis://127.0.0.1:1/0"
+    finally:
+        context.services.cache_clear()
+
+
+def test_the_archive_cli_uses_the_root_with_no_dispatcher(
+    fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built = record_builds(monkeypatch, service.archive)
+    monkeypatch.setattr(service.archive, "connect", lambda url, **options: fake_redis)
+    assert service.archive.main(["import", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "0 of 0 games imported\n"
+    assert len(built) == 1 and isinstance(built[0].dispatcher, NoDispatcher) and built[0].store_client is fake_redis
