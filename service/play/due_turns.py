@@ -31,7 +31,7 @@ from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE, budget_for
 from service.ops import metrics
 from service.play.errors import VersionConflict
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
-from service.play.loaded_game import LoadedGame
+from service.play.loaded_game import LoadedGame, Seat
 
 if TYPE_CHECKING:  # game_service builds on BotTurns below
     from service.play.game_service import GameService
@@ -210,19 +210,22 @@ class BotChain:
         if self.lane is not None and queue_for(bot.level) != self.lane:
             return None  # that bot's turn is for the other queue's workers
         self.lane = queue_for(bot.level)
-        return bot.seat, self._choose(loaded, bot.seat, bot.level, bot.think_ms), None
+        return bot.seat, bot_action(loaded, bot, self.think_ms_max), None
 
     def done(self, loaded: LoadedGame, seat: int) -> None:
         metrics.observe_bot_turn(loaded.config.game, time.time() if self.due_at is None else self.due_at)
         self.due_at = time.time()
 
-    def _choose(self, loaded: LoadedGame, seat: int, level: str, think_ms: int | None) -> dict[str, Any]:
-        """The bot's action from its seat's view; an expert thinks at most `think_ms_max` a move."""
-        view = engine.view(loaded.snap, seat)
-        rng = loaded.config.private_stream(f"bot/{seat}/{loaded.version}")
-        asked = think_ms if think_ms is not None else DEFAULT_BUDGET.think_ms
-        budget = budget_for(min(asked, self.think_ms_max), time.monotonic)
-        return choose_action(loaded.config.game, level, view, view["you"]["legal"], rng, budget)
+
+def bot_action(loaded: LoadedGame, bot: Seat, think_ms_max: int) -> dict[str, Any]:
+    """The action of the bot in seat `bot` from its seat's view; an expert thinks at most `think_ms_max`
+    a move."""
+    assert bot.level is not None
+    view = engine.view(loaded.snap, bot.seat)
+    rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
+    asked = bot.think_ms if bot.think_ms is not None else DEFAULT_BUDGET.think_ms
+    budget = budget_for(min(asked, think_ms_max), time.monotonic)
+    return choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
 
 
 class TimedOut:
