@@ -486,11 +486,10 @@ class EventStore:
             args += [dispute_id, len(flat), *flat]
         stream, meta_key, _ = _keys(game_id)
         keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
-        wanted = tuple((dispute_id, dict(fields)) for dispute_id, fields in disputes)
 
         def learn() -> str | None:  # sent once: a resend after a lost reply would meet `exists`
             found = self._read_game(game_id)
-            if not found.meta and not found.entries and found.packed == value and found.disputes == wanted:
+            if _restored_as(found, value, disputes):
                 return "ok"
             nothing = not (found.meta or found.entries or found.packed is not None or found.disputes)
             return None if nothing else "exists"
@@ -499,6 +498,12 @@ class EventStore:
         if outcome == "invalid":
             raise RestoreRefused(f"game {game_id}: dispute ids are not `<n>-0` in increasing order, or not well-formed")
         return outcome == "ok"
+
+    def holds_restored(
+        self, game_id: str, meta: Mapping[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
+    ) -> bool:
+        """Whether the game is stored exactly as `restore` stores these (packed, these disputes, nothing else)."""
+        return _restored_as(self._read_game(game_id), pack(meta, entries), disputes)
 
     def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
         """Store a dispute of `seat` as the game's next one; its entry id, or None when the seat
@@ -653,6 +658,12 @@ class EventStore:
         return _text(reply[0]), _text(reply[1])
 
     _call = staticmethod(store_call)
+
+
+def _restored_as(found: _Keys, value: bytes, disputes: Sequence[tuple[str, Any]]) -> bool:
+    """Whether a game's keys are exactly what a restore of the packed `value` and `disputes` writes."""
+    wanted = tuple((dispute_id, dict(fields)) for dispute_id, fields in disputes)
+    return not found.meta and not found.entries and found.packed == value and found.disputes == wanted
 
 
 def _encode(records: list[dict[str, Any]]) -> list[str]:

@@ -10,12 +10,13 @@ index though gone), the restore of an imported game met `exists` (reported kept,
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import redis
 
-from service.storage.event_store import _DELETE, _DROP_UNPACKED, _RESTORE
+from service.storage.event_store import _DELETE, _DROP_UNPACKED, _READ_GAME, _RESTORE
 from service.storage.game_index import FINISHED_KEY, UNPACKED_KEY
 from service.upkeep.archive import Archive
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
@@ -84,4 +85,49 @@ def test_an_import_whose_restore_lost_its_reply_is_reported_imported(
     document = read_file(path)
     document.pop("private")
     assert proxied.client.get(f"/v1/games/{game_id}/record").get_json() == document
-    assert archive_of(proxied).import_file(path) == (game_id, "kept: a game with this id exists already")
+    again = archive_of(proxied).import_file(path)
+    assert again == (game_id, "kept: a game with this id exists already (this file's game, imported before)")
+
+
+def test_an_export_that_cannot_delete_says_so_and_keeps_the_game_indexed(
+    proxied: Proxied, proxy: RedisProxy, upstream: redis.Redis, tmp_path: Path
+) -> None:
+    """Every send of the delete is cut before Redis: the export answers for the game (it raised before,
+    and the command line stopped with a traceback); the game stays, in the index, for the next export."""
+    game_id = finished_game(proxied.client, proxied.app, proxied.dispatcher)
+    proxy.plan = FaultPlan(10, [Rule("EVALSHA", Fault.NOT_SENT, script=_DELETE, resends=True)])
+    outcome = archive_of(proxied).export(datetime.now(UTC) + timedelta(days=1), tmp_path)
+    assert proxy.plan.count(Fault.NOT_SENT) > 1
+    assert outcome == {game_id: "kept: Redis could not be reached to delete it; its file is written (export again)"}
+    assert upstream.zscore(FINISHED_KEY, game_id) is not None
+    proxy.plan = FaultPlan(10)
+    assert archive_of(proxied).export(datetime.now(UTC) + timedelta(days=1), tmp_path) == {game_id: "exported"}
+
+
+def test_an_import_of_unknown_outcome_is_indexed_when_imported_again(
+    proxied: Proxied, proxy: RedisProxy, upstream: redis.Redis, tmp_path: Path
+) -> None:
+    """The restore ran but its reply was lost, and no read-back could reach Redis: the import says it
+    does not know. Importing the file again finds its own game stored and puts it in the index
+    (before, the driver's resend met `exists`, said `kept`, and the game stayed out of every index:
+    never to be exported)."""
+    game_id = finished_game(proxied.client, proxied.app, proxied.dispatcher, with_a_person=True)
+    assert archive_of(proxied).export_game(game_id, tmp_path) == "exported"
+    path = tmp_path / f"{game_id}.json.gz"
+    proxy.plan = FaultPlan(
+        11,
+        [
+            Rule("EVALSHA", Fault.REPLY_LOST, script=_RESTORE, limit=1),
+            Rule("EVALSHA", Fault.NOT_SENT, script=_READ_GAME, resends=True),
+        ],
+    )
+    imported, outcome = archive_of(proxied).import_file(path)
+    assert proxy.plan.count(Fault.REPLY_LOST) == 1, "the proxy cut no reply"
+    assert imported == game_id and outcome.startswith("not known: "), outcome
+    proxy.plan = FaultPlan(11)
+    again = archive_of(proxied).import_file(path)
+    assert again == (game_id, "kept: a game with this id exists already (this file's game, imported before)")
+    assert upstream.zscore(FINISHED_KEY, game_id) is not None, "an imported game is in no index"
+    document = read_file(path)
+    document.pop("private")
+    assert proxied.client.get(f"/v1/games/{game_id}/record").get_json() == document
