@@ -67,7 +67,8 @@ RULES = [
     once(Fault.REPLY_LOST, _RESTORE),
     once(Fault.NOT_SENT, _RESTORE),
     Rule("EVALSHA", Fault.REPLY_LOST, script=_READ_GAME, limit=3),
-    Rule("EVALSHA", Fault.DELAY, script=_READ_GAME, probability=0.3, delay_seconds=0.005),
+    # a game's reads are the same command each time: a delay may hit one read of it again
+    Rule("EVALSHA", Fault.DELAY, script=_READ_GAME, probability=0.3, delay_seconds=0.005, resends=True),
     Rule("EVALSHA", Fault.DELAY, script=_WRITE_PACKED, delay_seconds=0.005),
     Rule("EVALSHA", Fault.DELAY, script=_DELETE, delay_seconds=0.005),
     Rule("EVALSHA", Fault.REPLY_LOST, script=_APPEND, probability=0.05),
