@@ -27,7 +27,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis
@@ -368,10 +368,11 @@ class EventStore:
         and meta are still as read (one script: a game exported and deleted meanwhile stays deleted),
         then read back, and checked to unpack to exactly the stream and meta as
         read, before anything is dropped; the drop itself (one script, this game's keys only) happens
-        only if the stream and meta are still as read. A crash at any point loses nothing: the game
+        only if the stream and meta are still as read, and is sent once: when its reply is lost, the
+        game is read back to learn whether it was dropped. A crash at any point loses nothing: the game
         is then either as it was, or packed and unpacked at once (reads answer the same from
-        either), and compacting it again finishes the job. Says `packed`, `already` or `missing`.
-        """
+        either), and compacting it again finishes the job. Says `packed`, `already` or `missing` (also
+        when the game was exported between its drop and the drop's lost reply)."""
         found = self._read_game(game_id)  # meta and stream in one atomic read
         meta, entries = found.meta, found.entries
         if not meta and not entries:
@@ -383,7 +384,9 @@ class EventStore:
             raise CompactionError(f"game {game_id} changed or was deleted before it was packed; left as it is")
         if self._read_packed(game_id) != value or unpack(value) != Packed(meta, entries):
             raise CompactionError(f"game {game_id}: the packed value did not read back as written; left as it is")
-        outcome = self._drop_unpacked(game_id, (len(entries), len(meta), len(value)))
+        outcome = self._drop_unpacked(game_id, (len(entries), len(meta), len(value)), value)
+        if outcome == "gone":
+            return "missing"  # packed, then exported by another process before the drop's reply came
         if outcome != "ok":
             raise CompactionError(f"game {game_id} changed while it was packed; left as it is")
         return "packed"
@@ -419,11 +422,25 @@ class EventStore:
         value: bytes | None = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
         return value
 
-    def _drop_unpacked(self, game_id: str, counts: tuple[int, int, int]) -> str:
+    def _drop_unpacked(self, game_id: str, counts: tuple[int, int, int], value: bytes) -> str:
+        """Drop the stream, meta and idem hash of a game packed as `value`, if they are still `counts`
+        long: `ok`, `changed`, or `gone` (not even the packed value is left: exported meanwhile).
+
+        Sent once: after a lost reply a resend would meet `changed` for a drop that was done, so the
+        game is read back instead: unpacked keys gone and `value` in place means dropped."""
         stream, meta_key, _ = _keys(game_id)
         dropped = [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED]
         keys = [stream, meta_key, _packed_key(game_id), *dropped]
-        return _text(self._call(self._drop_unpacked_script, keys=keys, args=counts))
+
+        def learn() -> str | None:
+            found = self._read_game(game_id)
+            if found.meta or found.entries:
+                return None if (len(found.entries), len(found.meta), len(found.packed or b"")) == counts else "changed"
+            if found.packed is None:
+                return "gone"
+            return "ok" if found.packed == value else "changed"
+
+        return self._sent_once_until_known(self._drop_unpacked_script, keys, list(counts), learn)
 
     def stored_game(self, game_id: str) -> StoredGame | None:
         """Everything stored of the game (packed or not), with the counts `delete` checks; None if none."""
@@ -438,18 +455,30 @@ class EventStore:
         return StoredGame(meta, entries, found.disputes, counts)
 
     def delete(self, game_id: str, stored: StoredGame) -> bool:
-        """Delete every key of the game, only if it is still as `stored` says; True if it was deleted."""
+        """Delete every key of the game, only if it is still as `stored` says; True if it was deleted.
+
+        Sent once; when the reply is lost, the game is read back: nothing left of it means deleted."""
         stream, meta_key, idem_key = _keys(game_id)
         keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id), idem_key]
         keys += [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED if suffix != "idem"]
-        return _text(self._call(self._delete, keys=keys, args=list(stored.counts))) == "ok"
+
+        def learn() -> str | None:  # sent once: a resend after a lost reply would meet `changed`
+            found = self._read_game(game_id)
+            now = (len(found.entries), len(found.meta), len(found.packed or b""), len(found.disputes))
+            if now == (0, 0, 0, 0):
+                return "ok"  # deleted (by this call, or by another export of the same game)
+            return None if now == stored.counts else "changed"
+
+        return self._sent_once_until_known(self._delete, keys, list(stored.counts), learn) == "ok"
 
     def restore(
         self, game_id: str, meta: Mapping[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
     ) -> bool:
         """Store a game back, packed, with its disputes (their ids as they were); False if it exists.
 
-        All or nothing: RestoreRefused, and nothing written, when the disputes are not well-formed."""
+        All or nothing: RestoreRefused, and nothing written, when the disputes are not well-formed.
+        Sent once; when the reply is lost, the game is read back: exactly this packed value and these
+        disputes mean restored, nothing at all means not run (sent again)."""
         value = pack(meta, entries)
         args: list[Any] = [value]
         for dispute_id, fields in disputes:
@@ -457,10 +486,24 @@ class EventStore:
             args += [dispute_id, len(flat), *flat]
         stream, meta_key, _ = _keys(game_id)
         keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id)]
-        outcome = _text(self._call(self._restore, keys=keys, args=args))
+
+        def learn() -> str | None:  # sent once: a resend after a lost reply would meet `exists`
+            found = self._read_game(game_id)
+            if _restored_as(found, value, disputes):
+                return "ok"
+            nothing = not (found.meta or found.entries or found.packed is not None or found.disputes)
+            return None if nothing else "exists"
+
+        outcome = self._sent_once_until_known(self._restore, keys, args, learn)
         if outcome == "invalid":
             raise RestoreRefused(f"game {game_id}: dispute ids are not `<n>-0` in increasing order, or not well-formed")
         return outcome == "ok"
+
+    def holds_restored(
+        self, game_id: str, meta: Mapping[str, str], entries: Sequence[Entry], disputes: Sequence[tuple[str, Any]]
+    ) -> bool:
+        """Whether the game is stored exactly as `restore` stores these (packed, these disputes, nothing else)."""
+        return _restored_as(self._read_game(game_id), pack(meta, entries), disputes)
 
     def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
         """Store a dispute of `seat` as the game's next one; its entry id, or None when the seat
@@ -572,6 +615,28 @@ class EventStore:
                 pause *= 2
         return (*self._run(script, keys, args), resendable)
 
+    def _sent_once_until_known(
+        self, script: Any, keys: list[str], args: list[Any], learn: Callable[[], str | None]
+    ) -> str:
+        """Run a write script of one reply, sent once; when its outcome is unknown (the connection failed
+        on the way: it may have run or not), `learn` reads the game back and says what the script's reply
+        would have been, or None when it did not run: then it is sent again, up to RESENDS times.
+        StoreUnavailable when no reply came and nothing could be learnt."""
+        pause = RESEND_PAUSE_SECONDS
+        for attempt in range(RESENDS + 1):
+            try:
+                with sent_once():
+                    return _text(self._call(script, keys=keys, args=args))
+            except StoreUnavailable:
+                if attempt == RESENDS:
+                    raise
+            known = learn()
+            if known is not None:
+                return known
+            time.sleep(pause)
+            pause *= 2
+        raise AssertionError("unreachable")
+
     def idempotent_answer(self, game_id: str, field: str) -> str | None:
         """The stored answer for an Idempotency-Key field, if any."""
         answer = self._call(self._redis.hget, _keys(game_id)[2], field)
@@ -593,6 +658,12 @@ class EventStore:
         return _text(reply[0]), _text(reply[1])
 
     _call = staticmethod(store_call)
+
+
+def _restored_as(found: _Keys, value: bytes, disputes: Sequence[tuple[str, Any]]) -> bool:
+    """Whether a game's keys are exactly what a restore of the packed `value` and `disputes` writes."""
+    wanted = tuple((dispute_id, dict(fields)) for dispute_id, fields in disputes)
+    return not found.meta and not found.entries and found.packed == value and found.disputes == wanted
 
 
 def _encode(records: list[dict[str, Any]]) -> list[str]:

@@ -22,7 +22,7 @@ from typing import Any
 from domain.verify import read_record, verify
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
-from service.storage.event_store import RestoreRefused, StoredGame
+from service.storage.event_store import RestoreRefused, StoredGame, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.packed_games import Entry, encode_record
 
@@ -82,7 +82,11 @@ class Archive:
         refusal = _refusal(record, *_parts(stored))
         if refusal is not None:
             return f"kept: its file would not import ({refusal})"
-        if not self.store.delete(game_id, stored):
+        try:
+            deleted = self.store.delete(game_id, stored)
+        except StoreUnavailable:  # the index keeps it: the next export finds it deleted (`missing`) or exports it
+            return "kept: Redis could not be reached to delete it; its file is written (export again)"
+        if not deleted:
             return "kept: it changed while it was exported (export again)"
         self.index.forget(game_id)
         return "exported"
@@ -107,9 +111,15 @@ class Archive:
             return game_id, f"refused: {refusal}"
         try:
             if not self.store.restore(game_id, meta, entries, disputes):
-                return game_id, "kept: a game with this id exists already"
+                if not self.store.holds_restored(game_id, meta, entries, disputes):
+                    return game_id, "kept: a game with this id exists already"
+                # this file's own game, from an import whose outcome was not known: make sure it is indexed
+                self.index.restored(game_id, epoch_of(record["events"][-1]["at"]))
+                return game_id, "kept: a game with this id exists already (this file's game, imported before)"
         except RestoreRefused as error:
             return game_id, f"refused: {error}"
+        except StoreUnavailable:
+            return game_id, "not known: Redis could not be reached to learn whether it was stored (import again)"
         self.index.restored(game_id, epoch_of(record["events"][-1]["at"]))
         return game_id, "imported"
 

@@ -142,6 +142,9 @@ class Lifecycle:
             if game_id in inactive:
                 self.index.started(game_id, at)
         found = [game_id for game_id, _ in ended + running if game_id in unnoted | inactive]
+        for game_id in [game_id for game_id in found if self.store.meta(game_id) is None]:
+            self.index.forget(game_id)  # exported after it was read: the export's own forget may have come first
+            found.remove(game_id)
         for game_id in found:
             log.warning("lifecycle: game %s was missing from its index and is back in it", game_id)
         return found

@@ -149,6 +149,14 @@ def check_stream_is_what_was_told(
 ) -> None:
     """The stream is the creation's records, then exactly the answered actions' events, each once."""
     stored = [json.loads(fields["e"]) for _, fields in stream_entries(upstream, game["id"])]
+    check_records_are_what_was_told(stored, game, answers)
+
+
+def check_records_are_what_was_told(
+    stored: list[dict[str, Any]], game: dict[str, Any], answers: list[list[dict[str, Any]]]
+) -> None:
+    """The game's stored records (from its stream, its packed value or its file) are the creation's
+    records, then exactly the answered actions' events, each once."""
     created = game["version"]
     by_seq: dict[int, dict[str, Any]] = {}
     for events in answers:

@@ -193,3 +193,34 @@ def test_a_sweep_between_the_finishing_note_and_the_final_append_leaves_the_game
     assert raced == [True], "the sweep ran between the note and the append"
     assert fake_redis.zscore(UNPACKED_KEY, game_id) is not None and fake_redis.zscore(FINISHED_KEY, game_id)
     assert sweep(fake_redis).run_once().packed == [game_id]
+
+
+def test_a_game_exported_while_the_walk_notes_it_is_left_in_no_index(
+    client: FlaskClient,
+    app: flask.Flask,
+    dispatcher: RecordingDispatcher,
+    fake_redis: fakeredis.FakeRedis,
+    wrapped: IndexMasterDown,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The walk reads a game the index misses; the archive exports (deletes) it before the walk notes it:
+    the walk must not leave an exported game in the indexes (its next export would call it missing)."""
+    wrapped.down = ENDING_KEYS
+    created = create(client, "golf")
+    play_to_end(client, app, dispatcher, created)
+    game_id = created["id"]
+    wrapped.down = frozenset()
+    lifecycle = sweep(fake_redis)
+    read_last = lifecycle._last_record
+
+    def export_right_after_the_read(walked: str) -> dict[str, Any] | None:
+        last = read_last(walked)
+        stored = lifecycle.store.stored_game(walked)
+        assert stored is not None and lifecycle.store.delete(walked, stored)  # the archive's delete
+        lifecycle.index.forget(walked)  # and its index update, both before the walk writes
+        return last
+
+    monkeypatch.setattr(lifecycle, "_last_record", export_right_after_the_read)
+    lifecycle.reindex(10)
+    assert game_keys(fake_redis, game_id) == set()
+    assert [fake_redis.zscore(key, game_id) for key in (ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY)] == [None] * 3
