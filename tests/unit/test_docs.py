@@ -110,7 +110,7 @@ def test_every_rule_id_is_cited_by_a_test() -> None:
 
 
 def markdown_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.rglob("*.md"))]
 
 
 def relative_links(path: Path) -> list[str]:
