@@ -1,7 +1,7 @@
 """Figure 1: events per second folding stored games from scratch, against `json.loads` plus a dict update.
 
 Both passes start from the entries' text as stored in Redis (read before the clock starts). The fold
-is the service's own: `GameService.load_header` (not timed) and the same `_advance` that `load` runs:
+is the service's own: `GameRepository.load_header` (not timed) and the same `_advance` that `load` runs:
 parse each record, rebuild its event and apply it. Each pass runs `REPEATS` times, interleaved, and
 the fastest run of each counts (the least disturbed by anything else on the machine). A full
 garbage collection runs before each pass (outside the clock), so that each starts in the same state.

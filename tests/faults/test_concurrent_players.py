@@ -71,35 +71,57 @@ def play(proxied: Proxied, told: Told, game_id: str, token: str, player: int) ->
     expected_version."""
     client = proxied.app.test_client()
     choices = random.Random(player)
-    keyed, versioned = player % 2 == 1, player % 3 == 0
     sent = 0
     for attempt in itertools.count():
         if sent >= ACTIONS_PER_PLAYER or attempt > 50 * ACTIONS_PER_PLAYER:
             return
-        view = client.get(f"/v1/games/{game_id}", headers=auth(token))
-        if view.status_code != 200:
-            told.surprises.append(f"view: {view.status_code} {view.get_data(as_text=True)}")
+        outcome = take_a_turn(client, told, game_id, token, player, sent, choices)
+        if outcome is None:
             return
-        state = view.get_json()
-        if state["status"] != "active":
-            return
-        if not state["you"]["legal"]:
-            continue
-        body = {
-            **choices.choice(state["you"]["legal"]),
-            **({"expected_version": state["version"]} if versioned else {}),
-        }
-        headers = {**auth(token), **({"Idempotency-Key": f"p{player}-{sent}"} if keyed else {})}
-        sent += 1
-        for _ in range(3 if keyed else 1):  # a 503 is retried with the same key
-            response = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
-            if response.status_code != 503:
-                break
-        if response.status_code == 200:
-            with told.lock:
-                told.answers.setdefault(game_id, []).append(response.get_json()["events"])
-        elif response.status_code not in (409, 422):  # another seat moved first: the client looks again
-            told.surprises.append(f"action: {response.status_code} {response.get_data(as_text=True)}")
+        sent += outcome
+
+
+def take_a_turn(
+    client: Any,
+    told: Told,
+    game_id: str,
+    token: str,
+    player: int,
+    sent: int,
+    choices: random.Random,
+    gone: bool = False,
+) -> bool | None:
+    """One look at the game as the seat's client and, when the seat may act, one of its legal actions: odd
+    players send an Idempotency-Key (`p<player>-<sent>`, and retry a 503 with it), every third player its
+    expected_version. True when it sent one, False when it had none to send, None when the client stops
+    (the game ended, or an answer no client should get). `gone`: a game may be gone (exported) by then."""
+    keyed, versioned = player % 2 == 1, player % 3 == 0
+    view = client.get(f"/v1/games/{game_id}", headers=auth(token))
+    if view.status_code == 404 and gone:
+        return None
+    if view.status_code != 200:
+        told.surprises.append(f"view: {view.status_code} {view.get_data(as_text=True)}")
+        return None
+    state = view.get_json()
+    if state["status"] != "active":
+        return None
+    if not state["you"]["legal"]:
+        return False
+    body = {
+        **choices.choice(state["you"]["legal"]),
+        **({"expected_version": state["version"]} if versioned else {}),
+    }
+    headers = {**auth(token), **({"Idempotency-Key": f"p{player}-{sent}"} if keyed else {})}
+    for _ in range(3 if keyed else 1):  # a 503 is retried with the same key
+        response = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+        if response.status_code != 503:
+            break
+    if response.status_code == 200:
+        with told.lock:
+            told.answers.setdefault(game_id, []).append(response.get_json()["events"])
+    elif response.status_code not in (409, 422, *((404,) if gone else ())):  # another seat moved first
+        told.surprises.append(f"action: {response.status_code} {response.get_data(as_text=True)}")
+    return True
 
 
 def run_all(jobs: list[Any]) -> None:

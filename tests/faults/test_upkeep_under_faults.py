@@ -36,10 +36,9 @@ from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
 from service.storage.packed_games import unpack
 from service.upkeep.archive import Archive
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
-from tests.conftest import auth
 from tests.faults.conftest import Proxied, game_ids
 from tests.faults.redis_proxy import Fault, FaultPlan, RedisProxy, Rule
-from tests.faults.test_concurrent_players import Told, check_records_are_what_was_told, run_all
+from tests.faults.test_concurrent_players import Told, check_records_are_what_was_told, run_all, take_a_turn
 from tests.service.helpers import stream_entries
 from tests.service.storage_races import events_in_file, read_file
 
@@ -106,37 +105,12 @@ class Upkeep:
 
 def play_to_end(proxied: Proxied, told: Told, game_id: str, token: str, player: int) -> None:
     """One seat's client: sends one of its legal actions whenever it has some, until the game has ended
-    (or is gone: exported). Odd players send an Idempotency-Key (and retry a 503 with it), every third
-    player its expected_version."""
+    (or is gone: exported); see take_a_turn."""
     client = proxied.app.test_client()
     choices = random.Random(player)
-    keyed, versioned = player % 2 == 1, player % 3 == 0
     for sent in range(MOVES_PER_PLAYER):
-        view = client.get(f"/v1/games/{game_id}", headers=auth(token))
-        if view.status_code == 404:
-            return  # exported once it ended (checked at the end)
-        if view.status_code != 200:
-            told.surprises.append(f"view: {view.status_code} {view.get_data(as_text=True)}")
+        if take_a_turn(client, told, game_id, token, player, sent, choices, gone=True) is None:
             return
-        state = view.get_json()
-        if state["status"] != "active":
-            return
-        if not state["you"]["legal"]:
-            continue
-        body = {
-            **choices.choice(state["you"]["legal"]),
-            **({"expected_version": state["version"]} if versioned else {}),
-        }
-        headers = {**auth(token), **({"Idempotency-Key": f"p{player}-{sent}"} if keyed else {})}
-        for _ in range(3 if keyed else 1):  # a 503 is retried with the same key
-            response = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
-            if response.status_code != 503:
-                break
-        if response.status_code == 200:
-            with told.lock:
-                told.answers.setdefault(game_id, []).append(response.get_json()["events"])
-        elif response.status_code not in (404, 409, 422):  # another seat moved first, or the game ended
-            told.surprises.append(f"action: {response.status_code} {response.get_data(as_text=True)}")
     told.surprises.append(f"game {game_id}: player {player} did not see its end")
 
 

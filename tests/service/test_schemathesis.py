@@ -77,14 +77,14 @@ class Seeded:
         self.tokens[created["id"]] = {}
         self.finished = created["id"]
         self.dispatcher.drain()
-        assert self.app.extensions["games"].load(created["id"]).snap.finished
+        assert self.app.extensions["games"].repository.load(created["id"]).snap.finished
 
     def version(self, game_id: str) -> int:
-        version: int = self.app.extensions["games"].load(game_id).version
+        version: int = self.app.extensions["games"].repository.load(game_id).version
         return version
 
     def legal(self, game_id: str, seat: int) -> list[dict[str, Any]]:
-        snap = self.app.extensions["games"].load(game_id).snap
+        snap = self.app.extensions["games"].repository.load(game_id).snap
         return engine.legal_actions(snap, seat)
 
 
