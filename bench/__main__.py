@@ -16,8 +16,8 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, experts, fold, length, memory, openloop, report
-from bench.procs import ROOT, processes
+from bench import actions, bots, experts, fold, length, memory, openloop, report, watchers
+from bench.procs import ROOT, Processes, Server, processes
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher
@@ -53,7 +53,32 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         open_figures = openloop.figures(app.port, rps_c16)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-    return [*fold_figures, *action_figures, *open_figures, *length_figures, bot_figure, expert_figure, *memory_figures]
+        watcher_figures = watcher_cpu(console, procs, app)
+    return [
+        *fold_figures,
+        *action_figures,
+        *open_figures,
+        *watcher_figures,
+        *length_figures,
+        bot_figure,
+        expert_figure,
+        *memory_figures,
+    ]
+
+
+def watcher_cpu(console: Console, procs: Processes, app: Server) -> list[report.Figure]:
+    """watcher_cpu_us_per_event: a stream process (one gunicorn worker) against the raw-write floor."""
+    stream = procs.start_gunicorn(APP, "stream", workers=1)
+    floor = procs.start_floor_stream()
+    console.print("CPU per event delivered to watchers, against raw socket writes of the same bytes ...")
+    return watchers.figures(app, stream, floor.port, floor.pid)
+
+
+def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
+    """Only the watcher figure (`python -m bench --only watchers`): a quicker loop while working on it."""
+    with processes(folder) as procs:
+        procs.start_redis()
+        return watcher_cpu(console, procs, procs.start_gunicorn(APP, "api"))
 
 
 def _raise_file_limit() -> None:
@@ -69,12 +94,13 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
+    parser.add_argument("--only", choices=["watchers"], help="measure only these figures")
     args = parser.parse_args()
     _raise_file_limit()
     console = Console() if Console().is_terminal else Console(width=200)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
-        figures = run(console, Path(folder))
+        figures = run_watchers_only(console, Path(folder)) if args.only else run(console, Path(folder))
     report.print_table(figures, console)
     report.write_json(figures, args.json)
     if args.markdown:
