@@ -11,7 +11,7 @@ Python above the write: what is left is the cost of the write itself.
 
 from __future__ import annotations
 
-from gevent import monkey
+from gevent import monkey  # type: ignore[import-untyped]
 
 monkey.patch_all()
 
@@ -24,7 +24,7 @@ from typing import Any  # noqa: E402
 
 import gevent  # noqa: E402
 import redis  # noqa: E402
-from gevent.server import StreamServer  # noqa: E402
+from gevent.server import StreamServer  # type: ignore[import-untyped]  # noqa: E402
 
 from service.storage.event_store import EventStore  # noqa: E402
 

@@ -39,6 +39,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _listening(port: int) -> bool:
+    """Something accepts connections on 127.0.0.1:port."""
+    with socket.create_connection(("127.0.0.1", port), timeout=1):
+        return True
+
+
 def wait_until(check: Callable[[], object], timeout: float, what: str) -> None:
     """Poll `check()` until it is truthy; RuntimeError after `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -162,7 +168,7 @@ class Processes:
         """bench/floor_stream.py on a free port: raw socket writes of the stream's bytes."""
         port = free_port()
         process = self._spawn("floor-stream", [sys.executable, "-m", "bench.floor_stream", str(port)], self.env())
-        wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=1).close() is None, 30, "floor stream")
+        wait_until(lambda: _listening(port), 30, "floor stream")
         return Server(port, process.pid)
 
     def start_workers(self, count: int, name: str = "worker", **settings: str) -> list[subprocess.Popen[bytes]]:

@@ -10,24 +10,36 @@ when its last waiter has left. Under the Flask test client (no gevent) the reade
 threads and the same code runs; gevent's monkey-patching makes `threading` cooperative in gunicorn.
 
 A waiter that is further behind than the reader's recent records reads them from the store itself,
-with one short XRANGE; it never waits for the reader to catch up.
+with one short XRANGE; it never waits for the reader to catch up. A long-poll that arrives while its
+game's feed is live and holds the records after its `after` (the usual case: a long-poll asks again
+with the seq it was just given) takes them from the feed, or waits on it, with no read of its own.
+
+An event is encoded once per process, not once per waiter: `Follower.encoded` keeps each batch's
+bytes (the stream's messages, a long-poll's JSON body) on the feed, and every waiter given the same
+batch writes the same bytes object.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from domain.engine import SeedRevealed
 from service.storage.event_store import EventStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
 RECENT = 256  # records each reader keeps for its waiters
 BLOCK_MS = 5000  # how long a reader blocks on XREAD before it looks whether anyone still waits
+ENCODED = 64  # encoded batches each feed keeps (oldest out first)
+LAST_EVENT = SeedRevealed.__name__  # every game's last event: nothing follows it
+Records = list[dict[str, Any]]
 
 
 class Feed:
@@ -40,12 +52,26 @@ class Feed:
         self.waiters = 0
         self.error: str | None = None
         self.changed = threading.Condition(lock)
+        self.encodings: collections.OrderedDict[tuple[str, int, int, str], bytes] = collections.OrderedDict()
 
     def since(self, after: int) -> list[dict[str, Any]] | None:
         """The kept records with seq > after; None when they do not reach back that far."""
         if not self.recent or self.recent[0]["seq"] > after + 1:
             return None
-        return [record for record in self.recent if record["seq"] > after]
+        # seqs are gap-free: the records after `after` start at a known index, not found by a scan
+        return list(itertools.islice(self.recent, max(0, after + 1 - self.recent[0]["seq"]), None))
+
+    def covers(self, after: int) -> bool:
+        """Whether a waiter after `after` can be answered by this feed alone, now or when it next changes:
+        the reader runs, has seen the game go on past the records it keeps, and the game has not ended."""
+        return (
+            self.error is None
+            and self.version is not None
+            and bool(self.recent)
+            and self.recent[-1]["type"] != LAST_EVENT
+            and self.recent[0]["seq"] <= after + 1
+            and after <= self.version
+        )
 
 
 class Follower:
@@ -54,6 +80,23 @@ class Follower:
     def __init__(self, store: EventStore, feed: Feed) -> None:
         self._store = store
         self._feed = feed
+
+    def encoded(self, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, computed once per process for every waiter of the game given the same batch
+        (`kind` tells encodings apart: the stream's messages, a long-poll's body)."""
+        if not records:
+            return encode(records)
+        feed = self._feed
+        key = (kind, records[0]["seq"], records[-1]["seq"], records[-1]["hash"])
+        with feed.changed:
+            found = feed.encodings.get(key)
+        if found is None:
+            found = encode(records)
+            with feed.changed:
+                feed.encodings[key] = found
+                while len(feed.encodings) > ENCODED:
+                    feed.encodings.popitem(last=False)
+        return found
 
     def next(self, after: int, timeout: float) -> list[dict[str, Any]]:
         """Records with seq > after, as soon as one exists; [] when `timeout` seconds pass first."""
@@ -71,6 +114,20 @@ class Follower:
         return kept if kept is not None else self._store.read(self._feed.game_id, after)
 
 
+@dataclasses.dataclass(frozen=True)
+class Batch:
+    """A long-poll's records, and the follower they came from (None: read from the store)."""
+
+    records: Records
+    follower: Follower | None
+
+    def encoded(self, kind: str, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, shared with the feed's other waiters given the same batch."""
+        if self.follower is None:
+            return encode(self.records)
+        return self.follower.encoded(kind, self.records, encode)
+
+
 class Watchers:
     """Every feed of one API process, by game id."""
 
@@ -82,11 +139,23 @@ class Watchers:
 
     def wait(self, game_id: str, after: int, timeout: float) -> list[dict[str, Any]]:
         """The long-poll: records with seq > after, waiting up to `timeout` seconds for one."""
+        return self.wait_batch(game_id, after, timeout).records
+
+    def wait_batch(self, game_id: str, after: int, timeout: float) -> Batch:
+        """`wait`, with the follower the records came from (for their shared encodings) when they came from
+        a feed. With a live feed that covers `after`, the answer comes from it without a read of the store."""
+        if timeout > 0:
+            with self._lock:
+                feed = self._feeds.get(game_id)
+                live = feed is not None and feed.covers(after)
+            if live:
+                with self.follow(game_id) as follower:
+                    return Batch(follower.next(after, timeout), follower)
         records, ended = self._store.records_after(game_id, after)
         if records or timeout <= 0 or ended:  # a packed game has ended: nothing can follow
-            return records
+            return Batch(records, None)
         with self.follow(game_id) as follower:
-            return follower.next(after, timeout)
+            return Batch(follower.next(after, timeout), follower)
 
     @contextlib.contextmanager
     def follow(self, game_id: str) -> Iterator[Follower]:
