@@ -25,6 +25,8 @@ from service.storage.event_store import EventStore
 
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"
+STREAM_WORKERS = 1  # the stream tier as `make run` starts it (scripts/run.sh)
+STREAM_NICE = 10
 
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
@@ -49,11 +51,12 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
         action_figures = actions.figures(raw, app, floor, procs.redis_pid)
         rps_c16 = next(figure.value for figure in action_figures if figure.name == "actions_rps_c16")
+        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, nice=STREAM_NICE)
         console.print(f"open loop at {openloop.SHARE:.0%} of that rate, alone and with 2,500 watchers held ...")
-        open_figures = openloop.figures(app.port, rps_c16)
+        open_figures = openloop.figures(app.port, rps_c16, stream.port)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-        watcher_figures = watcher_cpu(console, procs, app)
+        watcher_figures = watcher_cpu(console, procs, app, stream)
     return [
         *fold_figures,
         *action_figures,
@@ -66,9 +69,8 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
     ]
 
 
-def watcher_cpu(console: Console, procs: Processes, app: Server) -> list[report.Figure]:
-    """watcher_cpu_us_per_event: a stream process (one gunicorn worker) against the raw-write floor."""
-    stream = procs.start_gunicorn(APP, "stream", workers=1)
+def watcher_cpu(console: Console, procs: Processes, app: Server, stream: Server) -> list[report.Figure]:
+    """watcher_cpu_us_per_event: the stream tier (one gunicorn worker) against the raw-write floor."""
     floor = procs.start_floor_stream()
     console.print("CPU per event delivered to watchers, against raw socket writes of the same bytes ...")
     return watchers.figures(app, stream, floor.port, floor.pid)
@@ -78,7 +80,8 @@ def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
     """Only the watcher figure (`python -m bench --only watchers`): a quicker loop while working on it."""
     with processes(folder) as procs:
         procs.start_redis()
-        return watcher_cpu(console, procs, procs.start_gunicorn(APP, "api"))
+        app = procs.start_gunicorn(APP, "api")
+        return watcher_cpu(console, procs, app, procs.start_gunicorn(APP, "stream", STREAM_WORKERS, STREAM_NICE))
 
 
 def _raise_file_limit() -> None:

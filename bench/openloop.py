@@ -9,13 +9,16 @@ Golf games (waiting for an idle game counts in its latency).
 
 `watchers_held`: 2,000 SSE streams and 500 long-polls (each asking again as soon as it is answered)
 are spread over the pool's games while the actions run at the same rate and `/healthz` is asked 20
-times a second (open loop too). Every watcher must receive every event of its game.
+times a second (open loop too). Every watcher must receive every event of its game. The watchers
+follow on the stream tier's port, as `make run` deploys it (its own gunicorn, one process at nice
+10: docs/operations.md); actions and `/healthz` go to the API's port.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import time
 from typing import Any
@@ -172,7 +175,7 @@ class Watcher:
         return self.seqs == list(range(self.after + 1, version + 1))
 
 
-async def _measure(port: int, rate: float) -> tuple[list[float], list[float], list[float], int, int]:
+async def _measure(port: int, rate: float, watch_port: int) -> tuple[list[float], list[float], list[float], int, int]:
     """(actions without watchers, actions with, /healthz with, watchers complete, watchers opened)."""
     conns = Connections(port)
     games: list[Game] = []
@@ -182,7 +185,7 @@ async def _measure(port: int, rate: float) -> tuple[list[float], list[float], li
     alone = await offer(rate, SECONDS, action_sender(games))
 
     watchers = [
-        Watcher(port, games[n % POOL], "stream" if n < STREAMS else "poll") for n in range(STREAMS + LONG_POLLS)
+        Watcher(watch_port, games[n % POOL], "stream" if n < STREAMS else "poll") for n in range(STREAMS + LONG_POLLS)
     ]
     for first in range(0, len(watchers), 100):  # not all at once: the listen backlog is finite
         await asyncio.gather(*(w.open() for w in watchers[first : first + 100]))
@@ -205,13 +208,16 @@ async def _measure(port: int, rate: float) -> tuple[list[float], list[float], li
     return alone, crowded, health_latencies, complete, len(watchers)
 
 
-def figures(port: int, rps_c16: float) -> list[Figure]:
-    """actions_p99_ms_open50, and with watchers held: the watchers served, action and /healthz p99."""
+def figures(port: int, rps_c16: float, watch_port: int) -> list[Figure]:
+    """actions_p99_ms_open50, and with watchers held on `watch_port`: the watchers served, action and /healthz p99."""
     rate = SHARE * rps_c16
-    alone, crowded, health, complete, opened = asyncio.run(_measure(port, rate))
+    alone, crowded, health, complete, opened = asyncio.run(_measure(port, rate, watch_port))
     p99 = percentile(alone, 0.99) * 1000
     p50 = percentile(alone, 0.5) * 1000
-    note = f"{rate:.0f} actions/s offered (50% of actions_rps_c16), {len(alone)} timed, p50 {p50:.1f} ms"
+    load = os.getloadavg()[0]
+    note = (
+        f"{rate:.0f} actions/s offered (50% of actions_rps_c16), {len(alone)} timed, p50 {p50:.1f} ms; load {load:.1f}"
+    )
     crowded_p99 = percentile(crowded, 0.99) * 1000
     return [
         Figure("actions_p99_ms_open50", p99, "ms", None, P99_TARGET, note),

@@ -154,10 +154,12 @@ class Processes:
         self.redis_url = f"redis://127.0.0.1:{port}/0"
         return client
 
-    def start_gunicorn(self, app: str, name: str, workers: int = 2) -> Server:
-        """gunicorn serving `app` with the API's settings (`workers` processes, 2 as `make run`'s API)."""
+    def start_gunicorn(self, app: str, name: str, workers: int = 2, nice: int = 0) -> Server:
+        """gunicorn serving `app` with the API's settings (`workers` processes, 2 as `make run`'s API), at
+        `nice` (`make run`'s stream tier: 1 process at 10)."""
         port = free_port()
-        args = [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers), *GUNICORN_SETTINGS]
+        args = ["nice", "-n", str(nice)] if nice else []
+        args += [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers), *GUNICORN_SETTINGS]
         args.append(app)
         process = self._spawn(name, args, self.env())
         url = f"http://127.0.0.1:{port}/healthz"
