@@ -51,7 +51,8 @@ class Feed:
         self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT)
         self.waiters = 0
         self.error: str | None = None
-        self.changed = threading.Condition(lock)
+        self.lock = lock
+        self.arrived = threading.Event()  # set, and replaced by a new one, each time the feed changes
         self.encodings: collections.OrderedDict[tuple[str, int, int, str], bytes] = collections.OrderedDict()
 
     def since(self, after: int) -> list[dict[str, Any]] | None:
@@ -88,11 +89,11 @@ class Follower:
             return encode(records)
         feed = self._feed
         key = (kind, records[0]["seq"], records[-1]["seq"], records[-1]["hash"])
-        with feed.changed:
+        with feed.lock:
             found = feed.encodings.get(key)
         if found is None:
             found = encode(records)
-            with feed.changed:
+            with feed.lock:
                 feed.encodings[key] = found
                 while len(feed.encodings) > ENCODED:
                     feed.encodings.popitem(last=False)
@@ -102,16 +103,19 @@ class Follower:
         """Records with seq > after, as soon as one exists; [] when `timeout` seconds pass first."""
         feed = self._feed
         deadline = time.monotonic() + timeout
-        with feed.changed:
-            while feed.error is None and (feed.version is None or feed.version <= after):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return []
-                feed.changed.wait(remaining)
-            if feed.error is not None:
-                raise StoreUnavailable(feed.error)
-            kept = feed.since(after)
-        return kept if kept is not None else self._store.read(self._feed.game_id, after)
+        while True:
+            with feed.lock:
+                if feed.error is not None:
+                    raise StoreUnavailable(feed.error)
+                if feed.version is not None and feed.version > after:
+                    kept = feed.since(after)
+                    break
+                arrived = feed.arrived
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return []
+            arrived.wait(remaining)  # one event wakes every waiter of the feed at once
+        return kept if kept is not None else self._store.read(feed.game_id, after)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,14 +196,20 @@ class Watchers:
                 log.exception("the reader of game %s stopped", feed.game_id)
             with self._lock:
                 feed.error = str(error) or type(error).__name__
-                feed.changed.notify_all()
+                self._changed(feed)
                 self._drop(feed)
 
     def _publish(self, feed: Feed, version: int, records: list[dict[str, Any]]) -> None:
         with self._lock:
             feed.recent.extend(records)
             feed.version = version
-            feed.changed.notify_all()
+            self._changed(feed)
+
+    @staticmethod
+    def _changed(feed: Feed) -> None:
+        """Wake every waiter of the feed (under the lock); the next change sets a new event."""
+        feed.arrived.set()
+        feed.arrived = threading.Event()
 
     def _still_followed(self, feed: Feed) -> bool:
         """False (and the feed is gone) once nobody waits on it."""
