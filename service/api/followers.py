@@ -14,16 +14,15 @@ with one short XRANGE; it never waits for the reader to catch up. A long-poll th
 game's feed is live and holds the records after its `after` (the usual case: a long-poll asks again
 with the seq it was just given) takes them from the feed, or waits on it, with no read of its own.
 
-An event is encoded once per process, not once per waiter: `Follower.encoded` keeps each batch's
-bytes (the stream's messages, a long-poll's JSON body) on the feed, and every waiter given the same
-batch writes the same bytes object.
+An event is encoded once per process, not once per waiter: `Feed.encoded` keeps each batch's bytes
+(the stream's messages, a long-poll's JSON body) on the feed, and every waiter given the same batch
+writes the same bytes object.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
 import itertools
 import logging
 import threading
@@ -62,9 +61,27 @@ class Feed:
         # seqs are gap-free: the records after `after` start at a known index, not found by a scan
         return list(itertools.islice(self.recent, max(0, after + 1 - self.recent[0]["seq"]), None))
 
+    def encoded(self, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, kept for the next waiter given the same batch (`kind` tells encodings apart:
+        the stream's messages, a long-poll's body). A game's records never change, so their seqs and the
+        last one's hash name the batch."""
+        if not records:
+            return encode(records)
+        key = (kind, records[0]["seq"], records[-1]["seq"], records[-1]["hash"])
+        with self.lock:
+            found = self.encodings.get(key)
+        if found is None:
+            found = encode(records)
+            with self.lock:
+                self.encodings[key] = found
+                while len(self.encodings) > ENCODED:
+                    self.encodings.popitem(last=False)
+        return found
+
     def covers(self, after: int) -> bool:
         """Whether a waiter after `after` can be answered by this feed alone, now or when it next changes:
-        the reader runs, has seen the game go on past the records it keeps, and the game has not ended."""
+        its reader runs, it keeps every record after `after` (none yet, when it is at `after`), and it has
+        not seen the game's last event (a game that has ended is the store's to answer at once)."""
         return (
             self.error is None
             and self.version is not None
@@ -83,21 +100,8 @@ class Follower:
         self._feed = feed
 
     def encoded(self, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
-        """`encode(records)`, computed once per process for every waiter of the game given the same batch
-        (`kind` tells encodings apart: the stream's messages, a long-poll's body)."""
-        if not records:
-            return encode(records)
-        feed = self._feed
-        key = (kind, records[0]["seq"], records[-1]["seq"], records[-1]["hash"])
-        with feed.lock:
-            found = feed.encodings.get(key)
-        if found is None:
-            found = encode(records)
-            with feed.lock:
-                feed.encodings[key] = found
-                while len(feed.encodings) > ENCODED:
-                    feed.encodings.popitem(last=False)
-        return found
+        """`encode(records)`, computed once per process for every waiter of the game given the same batch."""
+        return self._feed.encoded(kind, records, encode)
 
     def next(self, after: int, timeout: float) -> list[dict[str, Any]]:
         """Records with seq > after, as soon as one exists; [] when `timeout` seconds pass first."""
@@ -118,20 +122,6 @@ class Follower:
         return kept if kept is not None else self._store.read(feed.game_id, after)
 
 
-@dataclasses.dataclass(frozen=True)
-class Batch:
-    """A long-poll's records, and the follower they came from (None: read from the store)."""
-
-    records: Records
-    follower: Follower | None
-
-    def encoded(self, kind: str, encode: Callable[[Records], bytes]) -> bytes:
-        """`encode(records)`, shared with the feed's other waiters given the same batch."""
-        if self.follower is None:
-            return encode(self.records)
-        return self.follower.encoded(kind, self.records, encode)
-
-
 class Watchers:
     """Every feed of one API process, by game id."""
 
@@ -142,24 +132,27 @@ class Watchers:
         self._feeds: dict[str, Feed] = {}
 
     def wait(self, game_id: str, after: int, timeout: float) -> list[dict[str, Any]]:
-        """The long-poll: records with seq > after, waiting up to `timeout` seconds for one."""
-        return self.wait_batch(game_id, after, timeout).records
-
-    def wait_batch(self, game_id: str, after: int, timeout: float) -> Batch:
-        """`wait`, with the follower the records came from (for their shared encodings) when they came from
-        a feed. With a live feed that covers `after`, the answer comes from it without a read of the store."""
+        """The long-poll: records with seq > after, waiting up to `timeout` seconds for one. With a live feed
+        that covers `after`, the answer comes from it (now or at its next change) without a read of the store."""
         if timeout > 0:
             with self._lock:
                 feed = self._feeds.get(game_id)
                 live = feed is not None and feed.covers(after)
             if live:
                 with self.follow(game_id) as follower:
-                    return Batch(follower.next(after, timeout), follower)
+                    return follower.next(after, timeout)
         records, ended = self._store.records_after(game_id, after)
         if records or timeout <= 0 or ended:  # a packed game has ended: nothing can follow
-            return Batch(records, None)
+            return records
         with self.follow(game_id) as follower:
-            return Batch(follower.next(after, timeout), follower)
+            return follower.next(after, timeout)
+
+    def encoded(self, game_id: str, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, shared with the other waiters of the game in this process given the same records
+        while it has a feed (a long-poll's body: `Feed.encoded`)."""
+        with self._lock:
+            feed = self._feeds.get(game_id)
+        return encode(records) if feed is None else feed.encoded(kind, records, encode)
 
     @contextlib.contextmanager
     def follow(self, game_id: str) -> Iterator[Follower]:

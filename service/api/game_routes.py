@@ -276,11 +276,12 @@ def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Re
     if not query["wait"]:
         return {"events": watchers().wait(game_id, query["after"], 0)}
     with metrics.watching("longpoll"):
-        batch = watchers().wait_batch(game_id, query["after"], query["wait"])
-        if batch.follower is None or not batch.records:
-            return {"events": batch.records}
-        # woken by the game's feed: the body its other long-polls got for the same events, encoded once
-        return flask.Response(batch.encoded("events", _events_body), mimetype="application/json")
+        events = watchers().wait(game_id, query["after"], query["wait"])
+        if not events:
+            return {"events": events}
+        # the body the game's other long-polls in this process get for the same events, encoded once
+        body = watchers().encoded(game_id, "events", events, _events_body)
+        return flask.Response(body, mimetype="application/json")
 
 
 def _events_body(records: list[dict[str, Any]]) -> bytes:
