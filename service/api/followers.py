@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 RECENT = 256  # records each reader keeps for its waiters
 BLOCK_MS = 5000  # how long a reader blocks on XREAD before it looks whether anyone still waits
 ENCODED = 64  # encoded batches each feed keeps (oldest out first)
+SHARED_BATCH = 16  # at most this many records in a kept batch: waiters far behind are rare, and their
+# batches (up to a whole game) would fill the process's memory rather than save it CPU
 LAST_EVENT = SeedRevealed.__name__  # every game's last event: nothing follows it
 Records = list[dict[str, Any]]
 
@@ -65,7 +67,7 @@ class Feed:
         """`encode(records)`, kept for the next waiter given the same batch (`kind` tells encodings apart:
         the stream's messages, a long-poll's body). A game's records never change, so their seqs and the
         last one's hash name the batch."""
-        if not records:
+        if not records or len(records) > SHARED_BATCH:
             return encode(records)
         key = (kind, records[0]["seq"], records[-1]["seq"], records[-1]["hash"])
         with self.lock:

@@ -16,6 +16,7 @@ import flask
 import pytest
 from flask.testing import FlaskClient
 
+from service.api import followers
 from service.api.blueprint import watchers
 from tests.conftest import auth, create_golf
 
@@ -131,3 +132,24 @@ def test_every_stream_of_a_game_is_handed_the_same_bytes_for_a_batch(
     first, second = chunks[0][0], chunks[1][0]
     assert first.startswith(f"id: {version + 1}\n".encode())
     assert first is second  # encoded once, written to both
+
+
+def test_a_long_batch_is_encoded_for_its_waiter_alone_and_not_kept(
+    app: flask.Flask, kept_feed: tuple[dict[str, Any], int]
+) -> None:
+    """A waiter far behind gets its own encoding: the feed keeps only short batches, so that a process's
+    memory holds no copies of whole games."""
+    created, _ = kept_feed
+    with app.app_context():
+        hub = watchers()
+    records = [{"seq": seq, "hash": f"h{seq}"} for seq in range(1, followers.SHARED_BATCH + 2)]
+    encodings: list[int] = []
+
+    def encode(batch: list[dict[str, Any]]) -> bytes:
+        encodings.append(len(batch))
+        return b"x"
+
+    for _ in range(2):
+        hub.encoded(created["id"], "events", records, encode)
+        hub.encoded(created["id"], "events", records[: followers.SHARED_BATCH], encode)
+    assert encodings == [len(records), followers.SHARED_BATCH, len(records)]
