@@ -76,6 +76,16 @@ def watcher_cpu(console: Console, procs: Processes, app: Server, stream: Server)
     return watchers.figures(app, stream, floor.port, floor.pid)
 
 
+def run_openloop_only(console: Console, folder: Path, rate: float) -> list[report.Figure]:
+    """Only the open-loop figures at `rate` actions a second (`python -m bench --only openloop --rate N`)."""
+    with processes(folder) as procs:
+        procs.start_redis()
+        app = procs.start_gunicorn(APP, "api")
+        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, nice=STREAM_NICE)
+        console.print(f"open loop at {rate:.0f} actions/s, alone and with 2,500 watchers held ...")
+        return openloop.figures(app.port, rate / openloop.SHARE, stream.port)
+
+
 def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
     """Only the watcher figure (`python -m bench --only watchers`): a quicker loop while working on it."""
     with processes(folder) as procs:
@@ -97,13 +107,19 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
-    parser.add_argument("--only", choices=["watchers"], help="measure only these figures")
+    parser.add_argument("--only", choices=["watchers", "openloop"], help="measure only these figures")
+    parser.add_argument("--rate", type=float, default=150.0, help="with --only openloop: actions offered a second")
     args = parser.parse_args()
     _raise_file_limit()
     console = Console() if Console().is_terminal else Console(width=200)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
-        figures = run_watchers_only(console, Path(folder)) if args.only else run(console, Path(folder))
+        if args.only == "watchers":
+            figures = run_watchers_only(console, Path(folder))
+        elif args.only == "openloop":
+            figures = run_openloop_only(console, Path(folder), args.rate)
+        else:
+            figures = run(console, Path(folder))
     report.print_table(figures, console)
     report.write_json(figures, args.json)
     if args.markdown:
