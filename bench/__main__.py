@@ -16,8 +16,8 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, experts, fold, length, memory, openloop, report
-from bench.procs import ROOT, processes
+from bench import actions, bots, experts, fold, length, memory, openloop, report, watchers
+from bench.procs import ROOT, Processes, Server, processes
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher
@@ -25,6 +25,8 @@ from service.storage.event_store import EventStore
 
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"
+STREAM_WORKERS = 1  # the stream tier as `make run` starts it (scripts/run.sh)
+STREAM_NICE = 10
 
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
@@ -49,11 +51,47 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
         action_figures = actions.figures(raw, app, floor, procs.redis_pid)
         rps_c16 = next(figure.value for figure in action_figures if figure.name == "actions_rps_c16")
+        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, nice=STREAM_NICE)
         console.print(f"open loop at {openloop.SHARE:.0%} of that rate, alone and with 2,500 watchers held ...")
-        open_figures = openloop.figures(app.port, rps_c16)
+        open_figures = openloop.figures(app.port, rps_c16, stream.port)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-    return [*fold_figures, *action_figures, *open_figures, *length_figures, bot_figure, expert_figure, *memory_figures]
+        watcher_figures = watcher_cpu(console, procs, app, stream)
+    return [
+        *fold_figures,
+        *action_figures,
+        *open_figures,
+        *watcher_figures,
+        *length_figures,
+        bot_figure,
+        expert_figure,
+        *memory_figures,
+    ]
+
+
+def watcher_cpu(console: Console, procs: Processes, app: Server, stream: Server) -> list[report.Figure]:
+    """watcher_cpu_us_per_event: the stream tier (one gunicorn worker) against the raw-write floor."""
+    floor = procs.start_floor_stream()
+    console.print("CPU per event delivered to watchers, against raw socket writes of the same bytes ...")
+    return watchers.figures(app, stream, floor.port, floor.pid)
+
+
+def run_openloop_only(console: Console, folder: Path, rate: float) -> list[report.Figure]:
+    """Only the open-loop figures at `rate` actions a second (`python -m bench --only openloop --rate N`)."""
+    with processes(folder) as procs:
+        procs.start_redis()
+        app = procs.start_gunicorn(APP, "api")
+        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, nice=STREAM_NICE)
+        console.print(f"open loop at {rate:.0f} actions/s, alone and with 2,500 watchers held ...")
+        return openloop.figures(app.port, rate / openloop.SHARE, stream.port)
+
+
+def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
+    """Only the watcher figure (`python -m bench --only watchers`): a quicker loop while working on it."""
+    with processes(folder) as procs:
+        procs.start_redis()
+        app = procs.start_gunicorn(APP, "api")
+        return watcher_cpu(console, procs, app, procs.start_gunicorn(APP, "stream", STREAM_WORKERS, STREAM_NICE))
 
 
 def _raise_file_limit() -> None:
@@ -69,12 +107,19 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
+    parser.add_argument("--only", choices=["watchers", "openloop"], help="measure only these figures")
+    parser.add_argument("--rate", type=float, default=150.0, help="with --only openloop: actions offered a second")
     args = parser.parse_args()
     _raise_file_limit()
     console = Console() if Console().is_terminal else Console(width=200)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
-        figures = run(console, Path(folder))
+        if args.only == "watchers":
+            figures = run_watchers_only(console, Path(folder))
+        elif args.only == "openloop":
+            figures = run_openloop_only(console, Path(folder), args.rate)
+        else:
+            figures = run(console, Path(folder))
     report.print_table(figures, console)
     report.write_json(figures, args.json)
     if args.markdown:

@@ -9,13 +9,16 @@ Golf games (waiting for an idle game counts in its latency).
 
 `watchers_held`: 2,000 SSE streams and 500 long-polls (each asking again as soon as it is answered)
 are spread over the pool's games while the actions run at the same rate and `/healthz` is asked 20
-times a second (open loop too). Every watcher must receive every event of its game.
+times a second (open loop too). Every watcher must receive every event of its game. The watchers
+follow on the stream tier's port, as `make run` deploys it (its own gunicorn, one process at nice
+10: docs/operations.md); actions and `/healthz` go to the API's port.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import time
 from typing import Any
@@ -32,7 +35,7 @@ LONG_POLLS = 500
 HEALTH_RATE = 20.0
 SETTLE = 15.0  # at most this long for the last events to reach the watchers
 P99_TARGET = Target("<", 20, on="value", unit="ms")
-HEALTH_TARGET = Target("<", 20, on="value", unit="ms")
+HEALTH_TARGET = Target("<", 50, on="value", unit="ms")  # issue 25
 SEQ = re.compile(rb"^id: (\d+)$", re.M)
 
 
@@ -172,8 +175,11 @@ class Watcher:
         return self.seqs == list(range(self.after + 1, version + 1))
 
 
-async def _measure(port: int, rate: float) -> tuple[list[float], list[float], list[float], int, int]:
-    """(actions without watchers, actions with, /healthz with, watchers complete, watchers opened)."""
+async def _measure(
+    port: int, rate: float, watch_port: int
+) -> tuple[list[float], list[float], list[float], int, int, float]:
+    """(actions without watchers, actions with, /healthz with, watchers complete, watchers opened, the share of
+    a core this load client used while the watchers were held: it reads every watcher's events too)."""
     conns = Connections(port)
     games: list[Game] = []
     for first in range(0, POOL, 25):  # a few at a time, as players arrive
@@ -182,14 +188,16 @@ async def _measure(port: int, rate: float) -> tuple[list[float], list[float], li
     alone = await offer(rate, SECONDS, action_sender(games))
 
     watchers = [
-        Watcher(port, games[n % POOL], "stream" if n < STREAMS else "poll") for n in range(STREAMS + LONG_POLLS)
+        Watcher(watch_port, games[n % POOL], "stream" if n < STREAMS else "poll") for n in range(STREAMS + LONG_POLLS)
     ]
     for first in range(0, len(watchers), 100):  # not all at once: the listen backlog is finite
         await asyncio.gather(*(w.open() for w in watchers[first : first + 100]))
     await asyncio.sleep(1.0)
     health = asyncio.create_task(offer(HEALTH_RATE, SECONDS, health_sender(port)))
+    cpu, wall = time.process_time(), time.perf_counter()
     crowded = await offer(rate, SECONDS, action_sender(games))
     health_latencies = await health
+    client_cpu = (time.process_time() - cpu) / (time.perf_counter() - wall)
     finals = {game.id: int(game.view["version"]) for game in games}
     deadline = time.perf_counter() + SETTLE
     while (complete := sum(w.complete(finals[w.game.id]) for w in watchers)) < len(watchers):
@@ -202,16 +210,19 @@ async def _measure(port: int, rate: float) -> tuple[list[float], list[float], li
             with contextlib.suppress(BaseException):
                 await watcher.task
     await conns.close()
-    return alone, crowded, health_latencies, complete, len(watchers)
+    return alone, crowded, health_latencies, complete, len(watchers), client_cpu
 
 
-def figures(port: int, rps_c16: float) -> list[Figure]:
-    """actions_p99_ms_open50, and with watchers held: the watchers served, action and /healthz p99."""
+def figures(port: int, rps_c16: float, watch_port: int) -> list[Figure]:
+    """actions_p99_ms_open50, and with watchers held on `watch_port`: the watchers served, action and /healthz p99."""
     rate = SHARE * rps_c16
-    alone, crowded, health, complete, opened = asyncio.run(_measure(port, rate))
+    alone, crowded, health, complete, opened, client_cpu = asyncio.run(_measure(port, rate, watch_port))
     p99 = percentile(alone, 0.99) * 1000
     p50 = percentile(alone, 0.5) * 1000
-    note = f"{rate:.0f} actions/s offered (50% of actions_rps_c16), {len(alone)} timed, p50 {p50:.1f} ms"
+    load = os.getloadavg()[0]
+    note = (
+        f"{rate:.0f} actions/s offered (50% of actions_rps_c16), {len(alone)} timed, p50 {p50:.1f} ms; load {load:.1f}"
+    )
     crowded_p99 = percentile(crowded, 0.99) * 1000
     return [
         Figure("actions_p99_ms_open50", p99, "ms", None, P99_TARGET, note),
@@ -229,7 +240,8 @@ def figures(port: int, rps_c16: float) -> list[Figure]:
             "ms",
             p99,
             Target("<=", 1.5),
-            f"same rate, watchers held; floor: actions_p99_ms_open50; p50 {percentile(crowded, 0.5) * 1000:.1f} ms",
+            f"same rate, watchers held; floor: actions_p99_ms_open50; p50 {percentile(crowded, 0.5) * 1000:.1f} ms; "
+            f"load client {client_cpu:.0%} of a core; load {os.getloadavg()[0]:.1f}",
         ),
         Figure(
             "healthz_p99_ms_watchers",

@@ -23,8 +23,6 @@ BIN = Path(sys.executable).parent
 GUNICORN_SETTINGS = (
     "--worker-class",
     "gevent",
-    "--workers",
-    "2",
     "--worker-connections",
     "10000",
     "--graceful-timeout",
@@ -39,6 +37,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _listening(port: int) -> bool:
+    """Something accepts connections on 127.0.0.1:port."""
+    with socket.create_connection(("127.0.0.1", port), timeout=1):
+        return True
 
 
 def wait_until(check: Callable[[], object], timeout: float, what: str) -> None:
@@ -150,13 +154,23 @@ class Processes:
         self.redis_url = f"redis://127.0.0.1:{port}/0"
         return client
 
-    def start_gunicorn(self, app: str, name: str) -> Server:
-        """gunicorn serving `app` with the API's settings."""
+    def start_gunicorn(self, app: str, name: str, workers: int = 2, nice: int = 0) -> Server:
+        """gunicorn serving `app` with the API's settings (`workers` processes, 2 as `make run`'s API), at
+        `nice` (`make run`'s stream tier: 1 process at 10)."""
         port = free_port()
-        args = [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", *GUNICORN_SETTINGS, app]
+        args = ["nice", "-n", str(nice)] if nice else []
+        args += [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers), *GUNICORN_SETTINGS]
+        args.append(app)
         process = self._spawn(name, args, self.env())
         url = f"http://127.0.0.1:{port}/healthz"
         wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30, f"gunicorn ({name})")
+        return Server(port, process.pid)
+
+    def start_floor_stream(self) -> Server:
+        """bench/floor_stream.py on a free port: raw socket writes of the stream's bytes."""
+        port = free_port()
+        process = self._spawn("floor-stream", [sys.executable, "-m", "bench.floor_stream", str(port)], self.env())
+        wait_until(lambda: _listening(port), 30, "floor stream")
         return Server(port, process.pid)
 
     def start_workers(self, count: int, name: str = "worker", **settings: str) -> list[subprocess.Popen[bytes]]:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for every bot queue, one more
-# for the random and greedy bots only, and the API under supervisord (scripts/supervisord.conf), which
-# starts again any child that dies; Ctrl-C or SIGTERM stops them all.
+# for the random and greedy bots only, the API on PORT and the stream tier (the watchers' own gunicorn:
+# STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default 1; at STREAM_NICE, default 10) under
+# supervisord (scripts/supervisord.conf), which starts again any child that dies; Ctrl-C or SIGTERM
+# stops them all.
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
 # QUEUE_REDIS_URL, a plain Redis (see docs/operations.md, "Running on Redis Cluster").
 # VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's
@@ -15,6 +17,9 @@ export ROOT VENV
 export PORT="${PORT:-8000}"
 export HOST="${HOST:-127.0.0.1}"
 export WORKERS="${WORKERS:-1}"
+export STREAM_PORT="${STREAM_PORT:-$((PORT + 1))}"
+export STREAM_WORKERS="${STREAM_WORKERS:-1}"
+export STREAM_NICE="${STREAM_NICE:-10}"
 VAR_DIR="${VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
 VAR_DIR="$(cd "$VAR_DIR" && pwd)"
@@ -22,6 +27,16 @@ VAR_DIR="$(cd "$VAR_DIR" && pwd)"
 case "$WORKERS" in
   '' | *[!0-9]* | 0) echo "WORKERS must be a whole number of at least 1 (got '$WORKERS')" >&2; exit 2 ;;
 esac
+case "$STREAM_WORKERS" in
+  '' | *[!0-9]* | 0) echo "STREAM_WORKERS must be a whole number of at least 1 (got '$STREAM_WORKERS')" >&2; exit 2 ;;
+esac
+case "$STREAM_NICE" in
+  '' | *[!0-9]*) echo "STREAM_NICE must be a whole number from 0 to 19 (got '$STREAM_NICE')" >&2; exit 2 ;;
+esac
+if [ "$STREAM_PORT" = "$PORT" ]; then
+  echo "STREAM_PORT must differ from PORT (both $PORT): the stream tier has its own port" >&2
+  exit 2
+fi
 case "${REDIS_URL:-}" in
   redis+cluster://* | rediss+cluster://*)
     if [ -z "${QUEUE_REDIS_URL:-}" ]; then
@@ -73,12 +88,15 @@ trap stop_all INT TERM
 
 for _ in $(seq 150); do
   kill -0 "$supervisor" 2>/dev/null || break
-  "$VENV/bin/python" -c "import urllib.request as u; u.urlopen('http://$HOST:$PORT/healthz', timeout=1)" 2>/dev/null && break
+  "$VENV/bin/python" -c "import urllib.request as u
+for port in ($PORT, $STREAM_PORT): u.urlopen(f'http://$HOST:{port}/healthz', timeout=1)" 2>/dev/null && break
   sleep 0.2
 done
 if kill -0 "$supervisor" 2>/dev/null; then
   echo
   echo "Card table is up: point your client at http://$HOST:$PORT"
+  echo "  the stream tier (its own processes for GET .../stream and .../events?wait=) listens at http://$HOST:$STREAM_PORT"
+  echo "  (route watchers there with a proxy: docs/operations.md, \"The stream tier\"; the API answers them too)"
   echo "  try: curl http://$HOST:$PORT/v1/catalog"
   echo "  or open http://$HOST:$PORT/ in a browser to play and replay games"
   echo "  metrics: http://$HOST:$PORT/metrics; processes: $VENV/bin/supervisorctl -s unix://$RUN_DIR/supervisor.sock status"

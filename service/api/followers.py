@@ -10,24 +10,37 @@ when its last waiter has left. Under the Flask test client (no gevent) the reade
 threads and the same code runs; gevent's monkey-patching makes `threading` cooperative in gunicorn.
 
 A waiter that is further behind than the reader's recent records reads them from the store itself,
-with one short XRANGE; it never waits for the reader to catch up.
+with one short XRANGE; it never waits for the reader to catch up. A long-poll that arrives while its
+game's feed is live and holds the records after its `after` (the usual case: a long-poll asks again
+with the seq it was just given) takes them from the feed, or waits on it, with no read of its own.
+
+An event is encoded once per process, not once per waiter: `Feed.encoded` keeps each batch's bytes
+(the stream's messages, a long-poll's JSON body) on the feed, and every waiter given the same batch
+writes the same bytes object.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from domain.engine import SeedRevealed
 from service.storage.event_store import EventStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
 RECENT = 256  # records each reader keeps for its waiters
 BLOCK_MS = 5000  # how long a reader blocks on XREAD before it looks whether anyone still waits
+ENCODED = 64  # encoded batches each feed keeps (oldest out first)
+SHARED_BATCH = 16  # at most this many records in a kept batch: waiters far behind are rare, and their
+# batches (up to a whole game) would fill the process's memory rather than save it CPU
+LAST_EVENT = SeedRevealed.__name__  # every game's last event: nothing follows it
+Records = list[dict[str, Any]]
 
 
 class Feed:
@@ -39,13 +52,46 @@ class Feed:
         self.recent: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECENT)
         self.waiters = 0
         self.error: str | None = None
-        self.changed = threading.Condition(lock)
+        self.lock = lock
+        self.arrived = threading.Event()  # set, and replaced by a new one, each time the feed changes
+        self.encodings: collections.OrderedDict[tuple[str, int, int, str], bytes] = collections.OrderedDict()
 
     def since(self, after: int) -> list[dict[str, Any]] | None:
         """The kept records with seq > after; None when they do not reach back that far."""
         if not self.recent or self.recent[0]["seq"] > after + 1:
             return None
-        return [record for record in self.recent if record["seq"] > after]
+        # seqs are gap-free: the records after `after` start at a known index, not found by a scan
+        return list(itertools.islice(self.recent, max(0, after + 1 - self.recent[0]["seq"]), None))
+
+    def encoded(self, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, kept for the next waiter given the same batch (`kind` tells encodings apart:
+        the stream's messages, a long-poll's body). A game's records never change, so their seqs and the
+        last one's hash name the batch."""
+        if not records or len(records) > SHARED_BATCH:
+            return encode(records)
+        key = (kind, records[0]["seq"], records[-1]["seq"], records[-1]["hash"])
+        with self.lock:
+            found = self.encodings.get(key)
+        if found is None:
+            found = encode(records)
+            with self.lock:
+                self.encodings[key] = found
+                while len(self.encodings) > ENCODED:
+                    self.encodings.popitem(last=False)
+        return found
+
+    def covers(self, after: int) -> bool:
+        """Whether a waiter after `after` can be answered by this feed alone, now or when it next changes:
+        its reader runs, it keeps every record after `after` (none yet, when it is at `after`), and it has
+        not seen the game's last event (a game that has ended is the store's to answer at once)."""
+        return (
+            self.error is None
+            and self.version is not None
+            and bool(self.recent)
+            and self.recent[-1]["type"] != LAST_EVENT
+            and self.recent[0]["seq"] <= after + 1
+            and after <= self.version
+        )
 
 
 class Follower:
@@ -55,20 +101,27 @@ class Follower:
         self._store = store
         self._feed = feed
 
+    def encoded(self, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, computed once per process for every waiter of the game given the same batch."""
+        return self._feed.encoded(kind, records, encode)
+
     def next(self, after: int, timeout: float) -> list[dict[str, Any]]:
         """Records with seq > after, as soon as one exists; [] when `timeout` seconds pass first."""
         feed = self._feed
         deadline = time.monotonic() + timeout
-        with feed.changed:
-            while feed.error is None and (feed.version is None or feed.version <= after):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return []
-                feed.changed.wait(remaining)
-            if feed.error is not None:
-                raise StoreUnavailable(feed.error)
-            kept = feed.since(after)
-        return kept if kept is not None else self._store.read(self._feed.game_id, after)
+        while True:
+            with feed.lock:
+                if feed.error is not None:
+                    raise StoreUnavailable(feed.error)
+                if feed.version is not None and feed.version > after:
+                    kept = feed.since(after)
+                    break
+                arrived = feed.arrived
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return []
+            arrived.wait(remaining)  # one event wakes every waiter of the feed at once
+        return kept if kept is not None else self._store.read(feed.game_id, after)
 
 
 class Watchers:
@@ -81,12 +134,27 @@ class Watchers:
         self._feeds: dict[str, Feed] = {}
 
     def wait(self, game_id: str, after: int, timeout: float) -> list[dict[str, Any]]:
-        """The long-poll: records with seq > after, waiting up to `timeout` seconds for one."""
+        """The long-poll: records with seq > after, waiting up to `timeout` seconds for one. With a live feed
+        that covers `after`, the answer comes from it (now or at its next change) without a read of the store."""
+        if timeout > 0:
+            with self._lock:
+                feed = self._feeds.get(game_id)
+                live = feed is not None and feed.covers(after)
+            if live:
+                with self.follow(game_id) as follower:
+                    return follower.next(after, timeout)
         records, ended = self._store.records_after(game_id, after)
         if records or timeout <= 0 or ended:  # a packed game has ended: nothing can follow
             return records
         with self.follow(game_id) as follower:
             return follower.next(after, timeout)
+
+    def encoded(self, game_id: str, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
+        """`encode(records)`, shared with the other waiters of the game in this process given the same records
+        while it has a feed (a long-poll's body: `Feed.encoded`)."""
+        with self._lock:
+            feed = self._feeds.get(game_id)
+        return encode(records) if feed is None else feed.encoded(kind, records, encode)
 
     @contextlib.contextmanager
     def follow(self, game_id: str) -> Iterator[Follower]:
@@ -123,14 +191,20 @@ class Watchers:
                 log.exception("the reader of game %s stopped", feed.game_id)
             with self._lock:
                 feed.error = str(error) or type(error).__name__
-                feed.changed.notify_all()
+                self._changed(feed)
                 self._drop(feed)
 
     def _publish(self, feed: Feed, version: int, records: list[dict[str, Any]]) -> None:
         with self._lock:
             feed.recent.extend(records)
             feed.version = version
-            feed.changed.notify_all()
+            self._changed(feed)
+
+    @staticmethod
+    def _changed(feed: Feed) -> None:
+        """Wake every waiter of the feed (under the lock); the next change sets a new event."""
+        feed.arrived.set()
+        feed.arrived = threading.Event()
 
     def _still_followed(self, feed: Feed) -> bool:
         """False (and the feed is gone) once nobody waits on it."""

@@ -267,14 +267,26 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     s400="bad query",
     s404="no such game",
 )
-def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
     games().repository.require_game(game_id)
     if not query["wait"]:
         return {"events": watchers().wait(game_id, query["after"], 0)}
     with metrics.watching("longpoll"):
-        return {"events": watchers().wait(game_id, query["after"], query["wait"])}
+        events = watchers().wait(game_id, query["after"], query["wait"])
+        if not events:
+            return {"events": events}
+        # the body the game's other long-polls in this process get for the same events, encoded once
+        body = watchers().encoded(game_id, "events", events, _events_body)
+        return flask.Response(body, mimetype="application/json")
+
+
+def _events_body(records: list[dict[str, Any]]) -> bytes:
+    """The JSON body of GET /events for these records, as the response schema and Flask's JSON make it."""
+    response = flask.current_app.json.response(EventsSchema().dump({"events": records}))
+    body: bytes = response.get_data()  # type: ignore[attr-defined]  # a flask.Response, typed as its base
+    return body
 
 
 # ---------------------------------------------------------------- helpers

@@ -22,10 +22,9 @@ import flask
 import marshmallow as ma
 from marshmallow import validate
 
-from domain.engine import SeedRevealed
 from service.api.action_event_schemas import EVENT_RECORD, ref
 from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, watchers
-from service.api.followers import Watchers
+from service.api.followers import LAST_EVENT, Watchers
 from service.api.problems import ApiError
 from service.api.shared_schemas import MAX_SEQ
 from service.ops import metrics
@@ -38,9 +37,9 @@ log = logging.getLogger(__name__)
 
 TICKET_SECONDS = 60
 HEARTBEAT_SECONDS = 15.0  # app config STREAM_HEARTBEAT_SECONDS overrides it
-LAST_EVENT = SeedRevealed.__name__  # every game's last event
 EVENT_STREAM = "text/event-stream"
 FRAME_CACHE = 4096  # encoded event messages kept (oldest out first): a game's watchers share them
+HEARTBEAT = b": heartbeat\n\n"
 _FRAMES: dict[tuple[int, str, str, str], str] = {}
 _FRAMES_LOCK = threading.Lock()
 
@@ -142,7 +141,7 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
 
 def sse_frames(
     service: GameService, hub: Watchers, game_id: str, after: int, seat: int | None, heartbeat: float
-) -> Iterator[str]:
+) -> Iterator[bytes]:
     """The stream's messages: events from after on, the seat's views, heartbeats; ends after the last event."""
     try:
         if seat is not None:
@@ -151,9 +150,9 @@ def sse_frames(
             while True:
                 records = follower.next(after, heartbeat)
                 if not records:
-                    yield ": heartbeat\n\n"
+                    yield HEARTBEAT
                     continue
-                yield "".join(_event_frame(record) for record in records)
+                yield follower.encoded("sse", records, _event_frames)
                 after = records[-1]["seq"]
                 if seat is not None:
                     yield _view_frame(service, game_id, seat)
@@ -161,6 +160,11 @@ def sse_frames(
                     return
     except StoreUnavailable as error:  # the client reconnects with Last-Event-ID
         log.warning("stream of game %s ended: event store unavailable: %s", game_id, error)
+
+
+def _event_frames(records: list[dict[str, Any]]) -> bytes:
+    """A batch of events' messages, as bytes: encoded once for every stream of the game (Follower.encoded)."""
+    return "".join(_event_frame(record) for record in records).encode("utf-8")
 
 
 def _event_frame(record: dict[str, Any]) -> str:
@@ -180,9 +184,9 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _view_frame(service: GameService, game_id: str, seat: int) -> str:
+def _view_frame(service: GameService, game_id: str, seat: int) -> bytes:
     loaded = service.repository.load(game_id)
-    return f"event: view\ndata: {_compact(render(loaded, loaded.snap, seat))}\n\n"
+    return f"event: view\ndata: {_compact(render(loaded, loaded.snap, seat))}\n\n".encode()
 
 
 def _digest(ticket: str) -> str:

@@ -2,7 +2,8 @@
 
 Environment: HOST and PORT (where to listen, default 127.0.0.1:8000), WEB_WORKERS (processes,
 default 2), PROMETHEUS_MULTIPROC_DIR (a folder the processes share their metrics in; see
-service/ops/metrics.py).
+service/ops/metrics.py), SERVER_TIER (`api`, or `stream` for `make run`'s stream tier: the name its
+log lines carry).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ control_socket_disable = True  # one per host by default; the supervisor (or sig
 # The access log: the app writes one JSON line per request on the logger `cardtable.access` (with
 # its request id, route, status and duration; service/ops/logs.py), so gunicorn's own is off.
 accesslog = None
-logconfig_dict = logs.logging_config("api")
+logconfig_dict = logs.logging_config(os.environ.get("SERVER_TIER", "api"))
 
 
 def child_exit(server: Any, worker: Any) -> None:

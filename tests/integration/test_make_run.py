@@ -129,6 +129,7 @@ def start_make_run(folder: Path, workers: int = 1, **settings: str) -> MakeRun:
     env = {
         **os.environ,
         "PORT": str(port),
+        "STREAM_PORT": str(free_port()),
         "REDIS_PORT": str(redis_port),
         "VAR_DIR": str(folder / "var"),
         "VENV": str(BIN.parent),
