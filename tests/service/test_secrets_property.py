@@ -406,10 +406,10 @@ def test_the_checker_catches_a_card_leaked_in_a_streamed_view(
 ) -> None:
     real_frame = live._view_frame
 
-    def leaky_frame(service: Any, game_id: str, seat: int) -> str:
+    def leaky_frame(service: Any, game_id: str, seat: int) -> bytes:
         frame = real_frame(service, game_id, seat)
         stock = engine.full_view(service.repository.load(game_id).snap)["table"].get("stock") or []
-        return frame.replace('"table":{', f'"table":{{"peek":"{stock[0]}",', 1) if stock else frame
+        return frame.replace(b'"table":{', f'"table":{{"peek":"{stock[0]}",'.encode(), 1) if stock else frame
 
     monkeypatch.setattr(live, "_view_frame", leaky_frame)
     with pytest.raises(AssertionError, match=r"streamed view .* may not be"):
