@@ -34,10 +34,11 @@ class OwnRedis:
         self.process, self.port = start_redis(folder)
         self.url = f"redis://127.0.0.1:{self.port}/0"
 
-    def serving(self) -> bool:
-        """A worker runs: its scheduler holds its lock."""
+    def serving(self, worker: int) -> bool:
+        """The worker runs with its scheduler: the scheduler's lock is taken (the worker takes it, then
+        forks the scheduler) and the scheduler is the worker's child."""
         with redis.Redis(port=self.port, socket_timeout=2) as client:
-            return client.get(SCHEDULER_LOCK) is not None
+            return client.get(SCHEDULER_LOCK) is not None and bool(descendants_of(worker))
 
     def make_unreachable(self, how: str) -> None:
         if how == "frozen":
@@ -75,7 +76,7 @@ def test_a_worker_stops_within_10_s_of_sigterm_whatever_redis_does(
         )
     scheduler: set[int] = set()
     try:
-        wait_until(own_redis.serving, 60, "the worker and its scheduler to serve")
+        wait_until(lambda: own_redis.serving(worker.pid), 60, "the worker and its scheduler to serve")
         scheduler = descendants_of(worker.pid)
         assert scheduler, "RQ's scheduler runs as the worker's child"
         own_redis.make_unreachable(how)
@@ -113,7 +114,7 @@ def test_a_worker_whose_parent_is_killed_stops_within_10_s(own_redis: OwnRedis, 
     worker = int(parent.stdout.readline())
     left: set[int] = {worker}
     try:
-        wait_until(own_redis.serving, 60, "the worker and its scheduler to serve")
+        wait_until(lambda: own_redis.serving(worker), 60, "the worker and its scheduler to serve")
         left |= descendants_of(worker)
         assert len(left) == 2, "the worker and RQ's scheduler, its child"
         if how == "frozen":
