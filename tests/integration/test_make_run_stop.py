@@ -36,6 +36,8 @@ def frozen_redis_run(tmp_path: Path) -> Iterator[tuple[MakeRun, subprocess.Popen
     run = start_make_run(tmp_path, workers=2, REDIS_URL=f"redis://127.0.0.1:{port}/0")
     everything = run.descendants()
     try:
+        # a worker forks RQ's scheduler once it has the scheduler's lock: wait for one to run
+        wait_until(lambda: len(workers_and_schedulers(run)) >= 4, 60, "the workers and an RQ scheduler to run")
         yield run, redis_process
     finally:
         with contextlib.suppress(ProcessLookupError):
