@@ -4,6 +4,8 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
   game:{<id>}:events  the stream; entry id `<seq>-0`, field `e` = the record as JSON
   game:{<id>}:meta    creation facts: game, seats, options, token hashes, the secret seed
   game:{<id>}:idem    Idempotency-Key answers, kept as long as the game
+  game:{<id>}:recent  list: the internal idempotency fields of the last RECENT_FIELDS appends sent
+                      without a key (`<field> <version>`), so that a resend after a lost reply is known
   game:{<id>}:disputes  disputes filed by seats: a stream of its own, never the game's; entry id
                         `<n>-0` for the game's n-th dispute, fields `s` = the seat, `d` = the dispute
   game:{<id>}:packed  a finished game compacted (service/storage/packed_games.py): its meta and its stream in one
@@ -53,10 +55,19 @@ end
 return {'ok', tostring(#ARGV - items - 1)}
 """
 
-# KEYS: stream, idem hash. ARGV: expected version, idem field ('' for none), idem value, records...
+# KEYS: stream, idem hash, recent fields. ARGV: expected version, idem field ('' for none), idem value,
+# records... A client's field (`<seat>:<Idempotency-Key>`) is kept in the idem hash for the game's life;
+# an internal one (`~<hex>`, an action sent without a key) only in a list of the last RECENT_FIELDS.
+RECENT_FIELDS = 16  # internal fields kept: a resend after a lost reply comes at once, a few appends later at most
 _APPEND = """
 local field = ARGV[2]
-if field ~= '' then
+local internal = string.sub(field, 1, 1) == '~'
+if internal then
+  for _, kept in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+    local name, value = string.match(kept, '^(%S+) (.*)$')
+    if name == field then return {'duplicate', value} end
+  end
+elseif field ~= '' then
   local prior = redis.call('HGET', KEYS[2], field)
   if prior then return {'duplicate', prior} end
 end
@@ -67,9 +78,14 @@ if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
 for i = 4, #ARGV do
   redis.call('XADD', KEYS[1], tostring(version + i - 3) .. '-0', 'e', ARGV[i])
 end
-if field ~= '' then redis.call('HSET', KEYS[2], field, ARGV[3]) end
+if internal then
+  redis.call('LPUSH', KEYS[3], field .. ' ' .. ARGV[3])
+  redis.call('LTRIM', KEYS[3], 0, RECENT_LAST)
+elseif field ~= '' then
+  redis.call('HSET', KEYS[2], field, ARGV[3])
+end
 return {'ok', tostring(version + #ARGV - 3)}
-"""
+""".replace("RECENT_LAST", str(RECENT_FIELDS - 1))
 
 
 # KEYS: stream, meta, packed, then the keys dropped once packed. ARGV: entries, meta fields, packed length.
@@ -146,7 +162,7 @@ return 'ok'
 """
 
 PACKED_CACHE_SIZE = 64  # unpacked games kept per process (a packed game is read often right after it ends)
-DROPPED_WHEN_PACKED = ("idem", "snapshots")  # a game's keys, besides its stream and meta, that packing drops
+DROPPED_WHEN_PACKED = ("idem", "recent", "snapshots")  # a game's keys, besides its stream and meta, that packing drops
 OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
 
 
@@ -588,7 +604,8 @@ class EventStore:
         stream, _, idem_key = _keys(game_id)
         field, value = idempotency or ("", "")
         args = [expected_version, field, value, *_encode(records)]
-        outcome, detail, resent = self._run_until_known(self._append, [stream, idem_key], args, bool(field))
+        keys = [stream, idem_key, _game_key(game_id, "recent")]
+        outcome, detail, resent = self._run_until_known(self._append, keys, args, bool(field))
         if outcome == "conflict" and resent and self._applied_at(game_id, expected_version, records):
             return AppendResult("duplicate", prior=value)  # resent after its reply was lost, and packed since
         if outcome == "duplicate":

@@ -57,7 +57,7 @@ def test_every_read_endpoint_answers_the_same_after_compaction(
     game_id = finished["id"]
     before = answers(client, finished)
     assert before["spectator GET "][1]["status"] == "finished"
-    assert game_keys(fake_redis, game_id) == {"events", "meta", "idem", "disputes"}
+    assert game_keys(fake_redis, game_id) == {"events", "meta", "idem", "recent", "disputes"}
     assert fake_redis.zscore(UNPACKED_KEY, game_id) is not None and fake_redis.zscore(ACTIVE_KEY, game_id) is None
 
     assert sweep_at(app, GRACE - 5).packed == []  # not before the grace period is over
@@ -148,7 +148,7 @@ def test_a_crash_in_the_middle_of_packing_loses_nothing(
     monkeypatch.setattr(store, crash_in, crash)
     with pytest.raises(SystemExit):
         store.compact(game_id)
-    assert game_keys(fake_redis, game_id) == {"events", "meta", "idem", "disputes", "packed"}
+    assert game_keys(fake_redis, game_id) == {"events", "meta", "idem", "recent", "disputes", "packed"}
     assert fake_redis.xrange(f"game:{{{game_id}}}:events") == stream
     assert answers(client, finished) == before
 
