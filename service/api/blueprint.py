@@ -15,6 +15,7 @@ from webargs.flaskparser import FlaskParser
 
 from service.api.followers import Watchers
 from service.api.problems import ApiError
+from service.play.errors import token_needed
 from service.play.game_service import GameService
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -200,7 +201,7 @@ def required_bearer_token(what: str) -> str:
     """The seat token that `what` (e.g. "an action") needs; 401 without one."""
     token = bearer_token()
     if token is None:
-        raise ApiError(401, "unauthorized", f"{what} needs 'Authorization: Bearer <seat token>'")
+        raise ApiError(401, "unauthorized", token_needed(what))
     return token
 
 

@@ -115,3 +115,8 @@ class NoGameId(PlayError):
 
     def __init__(self) -> None:
         super().__init__("could not allocate a game id")
+
+
+def token_needed(what: str) -> str:
+    """What an Unauthorized says when `what` (e.g. "an action") came without a seat token."""
+    return f"{what} needs 'Authorization: Bearer <seat token>'"

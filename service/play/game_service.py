@@ -26,6 +26,7 @@ from service.play.errors import (
     Unauthorized,
     VersionConflict,
     refusal,
+    token_needed,
 )
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 RETRIES_WITHOUT_VERSION = 5
 DEFAULT_BOT = "greedy"
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
-NO_TOKEN = "an action needs 'Authorization: Bearer <seat token>'"
+NO_TOKEN = token_needed("an action")
 INTERNAL_FIELD_PREFIX = "~"  # idempotency fields the service makes (a client's start with its seat)
 
 

@@ -95,12 +95,12 @@ class GameIndex:
         """Finished games not packed yet that ended before `before`, oldest first."""
         return self._range(UNPACKED_KEY, before, limit)
 
-    def finished_before(self, before: float, limit: int, offset: int = 0) -> list[str]:
-        """Finished games (packed or not) that ended before `before`, oldest first, from `offset` on."""
-        return self._range(FINISHED_KEY, before, limit, offset)
+    def finished_before(self, before: float, limit: int) -> list[str]:
+        """Finished games (packed or not) that ended before `before`, oldest first."""
+        return self._range(FINISHED_KEY, before, limit)
 
-    def _range(self, key: str, before: float, limit: int, offset: int = 0) -> list[str]:
-        members = self._call(self.client.zrangebyscore, key, "-inf", f"({before}", start=offset, num=limit)
+    def _range(self, key: str, before: float, limit: int) -> list[str]:
+        members = self._call(self.client.zrangebyscore, key, "-inf", f"({before}", start=0, num=limit)
         return [m.decode() if isinstance(m, bytes) else str(m) for m in members]
 
     _call = staticmethod(store_call)
