@@ -26,7 +26,7 @@ from service.storage.event_store import EventStore
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"
 STREAM_WORKERS = 1  # the stream tier as `make run` starts it (scripts/run.sh)
-STREAM_NICE = 10
+STREAM_PRIORITY = "idle"  # SCHED_IDLE, as scripts/run.sh starts it
 
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
@@ -51,9 +51,9 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
         action_figures = actions.figures(raw, app, floor, procs.redis_pid)
         rps_c16 = next(figure.value for figure in action_figures if figure.name == "actions_rps_c16")
-        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, nice=STREAM_NICE)
+        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, priority=STREAM_PRIORITY)
         console.print(f"open loop at {openloop.SHARE:.0%} of that rate, alone and with 2,500 watchers held ...")
-        open_figures = openloop.figures(app.port, rps_c16, stream.port)
+        open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
         watcher_figures = watcher_cpu(console, procs, app, stream)
@@ -71,7 +71,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
 
 def watcher_cpu(console: Console, procs: Processes, app: Server, stream: Server) -> list[report.Figure]:
     """watcher_cpu_us_per_event: the stream tier (one gunicorn worker) against the raw-write floor."""
-    floor = procs.start_floor_stream()
+    floor = procs.start_floor_stream(STREAM_PRIORITY)  # the same share of the CPU as the tier
     console.print("CPU per event delivered to watchers, against raw socket writes of the same bytes ...")
     return watchers.figures(app, stream, floor.port, floor.pid)
 
@@ -81,9 +81,9 @@ def run_openloop_only(console: Console, folder: Path, rate: float) -> list[repor
     with processes(folder) as procs:
         procs.start_redis()
         app = procs.start_gunicorn(APP, "api")
-        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, nice=STREAM_NICE)
+        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, priority=STREAM_PRIORITY)
         console.print(f"open loop at {rate:.0f} actions/s, alone and with 2,500 watchers held ...")
-        return openloop.figures(app.port, rate / openloop.SHARE, stream.port)
+        return openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid)
 
 
 def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
@@ -91,7 +91,7 @@ def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
     with processes(folder) as procs:
         procs.start_redis()
         app = procs.start_gunicorn(APP, "api")
-        return watcher_cpu(console, procs, app, procs.start_gunicorn(APP, "stream", STREAM_WORKERS, STREAM_NICE))
+        return watcher_cpu(console, procs, app, procs.start_gunicorn(APP, "stream", STREAM_WORKERS, STREAM_PRIORITY))
 
 
 def _raise_file_limit() -> None:

@@ -9,22 +9,30 @@ Golf games (waiting for an idle game counts in its latency).
 
 `watchers_held`: 2,000 SSE streams and 500 long-polls (each asking again as soon as it is answered)
 are spread over the pool's games while the actions run at the same rate and `/healthz` is asked 20
-times a second (open loop too). Every watcher must receive every event of its game. The watchers
-follow on the stream tier's port, as `make run` deploys it (its own gunicorn, one process at nice
-10: docs/operations.md); actions and `/healthz` go to the API's port.
+times a second (open loop too). Every watcher must receive every event of its game (within SETTLE
+after the last action: a stream tier short of CPU falls behind and catches up). The watchers follow on
+the stream tier's port, as `make run` deploys it (its own gunicorn, one process under SCHED_IDLE:
+docs/operations.md); actions and `/healthz` go to the API's port. The watchers are held by a client
+process of their own at nice 19: they stand for spectators on other hosts, and reading their events in
+the action client's event loop would delay the timed actions in the client, not in the service.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import multiprocessing
 import os
 import re
 import time
+from multiprocessing.connection import Connection as PipeEnd
+from pathlib import Path
 from typing import Any
 
 from bench import moves
-from bench.client import Connection, percentile
+from bench.client import Connection, HttpError, percentile
+from bench.procs import Server, cpu_seconds
 from bench.report import Figure, Target
 
 SHARE = 0.5  # of actions_rps_c16
@@ -33,10 +41,13 @@ SECONDS = 8.0
 STREAMS = 2000
 LONG_POLLS = 500
 HEALTH_RATE = 20.0
-SETTLE = 15.0  # at most this long for the last events to reach the watchers
+WATCHER_NICE = 19  # the watchers' own client process: spectators are on other hosts
+SETTLE = 30.0  # at most this long for the last events to reach the watchers
 P99_TARGET = Target("<", 20, on="value", unit="ms")
 HEALTH_TARGET = Target("<", 50, on="value", unit="ms")  # issue 25
 SEQ = re.compile(rb"^id: (\d+)$", re.M)
+LAST_EVENT = b"\nevent: SeedRevealed\n"  # every game's last event (service/api/followers.py)
+RECONNECT_SECONDS = 1.0  # as EventSource waits by default before it reconnects
 
 
 class Connections:
@@ -132,34 +143,61 @@ def health_sender(port: int) -> Any:
 class Watcher:
     """A stream or a long-poll of one game, from its version when opened; the seqs it received."""
 
-    def __init__(self, port: int, game: Game, kind: str) -> None:
-        self.port, self.game, self.kind = port, game, kind
-        self.after = int(game.view["version"])
+    def __init__(self, port: int, game_id: str, after: int, kind: str) -> None:
+        self.port, self.game_id, self.after, self.kind = port, game_id, after, kind
         self.seqs: list[int] = []
+        self.reconnects = 0
         self.task: asyncio.Task[None] | None = None
 
+    @classmethod
+    def of(cls, port: int, game: Game, kind: str) -> Watcher:
+        """A watcher of `game` from its current version."""
+        return cls(port, game.id, int(game.view["version"]), kind)
+
     async def stream(self, opened: asyncio.Event) -> None:
+        """Follow the SSE stream as a browser's EventSource does: after a refusal (a 503 when the tier is short of
+        CPU) or a cut, again a second later from the last event it got, until the game's last event."""
+        while not await self._stream_once(opened):
+            self.reconnects += 1
+            await asyncio.sleep(RECONNECT_SECONDS)
+
+    async def _stream_once(self, opened: asyncio.Event) -> bool:
+        """One connection of the stream; True once the game's last event came."""
+        last = self.seqs[-1] if self.seqs else self.after
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        path = f"/v1/games/{self.game.id}/stream?after={self.after}"
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        writer.write(f"GET /v1/games/{self.game_id}/stream?after={last} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         opened.set()
         buffer = b""
         try:
+            if not (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200"):
+                return False
             while chunk := await reader.read(65536):
                 buffer += chunk
                 whole, _, buffer = buffer.rpartition(b"\n\n")
                 self.seqs.extend(int(seq) for seq in SEQ.findall(whole))
+                if LAST_EVENT in whole:
+                    return True
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
         finally:
             writer.close()
+        return False
 
     async def poll(self, opened: asyncio.Event) -> None:
+        """Long-poll, each time from the last event it got; after a refusal or a cut, again a second later."""
         conn = Connection(self.port)
         last = self.after
         try:
             while True:
-                request = conn.json("GET", f"/v1/games/{self.game.id}/events?after={last}&wait=30")
+                request = conn.json("GET", f"/v1/games/{self.game_id}/events?after={last}&wait=30")
                 opened.set()
-                events = (await request)["events"]
+                try:
+                    events = (await request)["events"]
+                except (HttpError, ConnectionError):
+                    self.reconnects += 1
+                    await conn.close()
+                    await asyncio.sleep(RECONNECT_SECONDS)
+                    continue
                 self.seqs.extend(event["seq"] for event in events)
                 last = events[-1]["seq"] if events else last
         finally:
@@ -175,11 +213,101 @@ class Watcher:
         return self.seqs == list(range(self.after + 1, version + 1))
 
 
-async def _measure(
-    port: int, rate: float, watch_port: int
-) -> tuple[list[float], list[float], list[float], int, int, float]:
-    """(actions without watchers, actions with, /healthz with, watchers complete, watchers opened, the share of
-    a core this load client used while the watchers were held: it reads every watcher's events too)."""
+class WatcherProcess:
+    """The watchers, held by a process of their own at WATCHER_NICE: they stand for spectators on other
+    hosts, so reading their events must not share an event loop (or a CPU share) with the timed actions."""
+
+    def __init__(self, port: int, games: list[tuple[str, int]]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pid = 0
+        self.pipe, child_end = context.Pipe()
+        self.process = context.Process(target=_hold_watchers, args=(port, games, child_end), daemon=True)
+        self.process.start()
+        self.pid = self.process.pid or 0
+
+    def wait_opened(self) -> int:
+        """How many watchers are open, once they all are."""
+        opened: int = self.pipe.recv()
+        return opened
+
+    def finish(self, finals: dict[str, int]) -> tuple[int, float, int]:
+        """How many watchers got every event up to `finals` (game id: its last version) within SETTLE, and
+        how long after the last action the last of them had it (seconds), and how often they reconnected."""
+        self.pipe.send(finals)
+        complete, catch_up, reconnects = self.pipe.recv()
+        self.process.join(10)
+        return complete, catch_up, reconnects
+
+
+def _hold_watchers(port: int, games: list[tuple[str, int]], pipe: PipeEnd) -> None:
+    os.nice(WATCHER_NICE)
+    asyncio.run(_watch(port, games, pipe))
+
+
+async def _watch(port: int, games: list[tuple[str, int]], pipe: PipeEnd) -> None:
+    """Open STREAMS + LONG_POLLS watchers over `games`, report them open, wait for the final versions, then
+    report how many got every event."""
+    watchers = [
+        Watcher(port, *games[n % len(games)], "stream" if n < STREAMS else "poll") for n in range(STREAMS + LONG_POLLS)
+    ]
+    for first in range(0, len(watchers), 100):  # not all at once: the listen backlog is finite
+        await asyncio.gather(*(w.open() for w in watchers[first : first + 100]))
+    pipe.send(len(watchers))
+    finals: dict[str, int] = await asyncio.to_thread(pipe.recv)
+    started = time.perf_counter()
+    while (complete := sum(w.complete(finals[w.game_id]) for w in watchers)) < len(watchers):
+        if time.perf_counter() > started + SETTLE:
+            break
+        await asyncio.sleep(0.1)
+    catch_up = time.perf_counter() - started
+    for watcher in watchers:
+        if watcher.task is not None:
+            watcher.task.cancel()
+            with contextlib.suppress(BaseException):
+                await watcher.task
+    pipe.send((complete, catch_up, sum(w.reconnects for w in watchers)))
+
+
+@dataclasses.dataclass
+class Measured:
+    """What one open-loop run saw."""
+
+    alone: list[float]  # action latencies without watchers (s)
+    crowded: list[float]  # with the watchers held
+    health: list[float]  # /healthz latencies with the watchers held
+    opened: int = 0  # watchers opened
+    complete: int = 0  # of them, how many got every event of their game
+    catch_up: float = 0.0  # seconds after the last action until the last watcher had every event
+    reconnects: int = 0  # watchers' reconnections after a refusal or a cut
+    client_cpu: float = 0.0  # the share of a core the action client used with the watchers held
+    profile: str = ""  # where the CPU went while the watchers were held (cores, by process group)
+
+
+class CpuProfile:
+    """The cores each process group used over a window, and the machine's idle and stolen time: where the
+    CPU goes while the watchers are held."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.start = self._read()
+
+    def _read(self) -> tuple[float, dict[str, float], list[int]]:
+        ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return time.perf_counter(), {name: cpu_seconds(pid) for name, pid in self.pids.items()}, ticks
+
+    def summary(self) -> str:
+        """`name cores, ...` for each group, then idle and steal (another VM's use of this host's CPUs)."""
+        wall0, cpu0, ticks0 = self.start
+        wall, cpu, ticks = self._read()
+        seconds = wall - wall0
+        per_tick = 1 / os.sysconf("SC_CLK_TCK") / seconds
+        used = [f"{name} {(cpu[name] - cpu0[name]) / seconds:.2f}" for name in self.pids]
+        idle, steal = (ticks[3] - ticks0[3]) * per_tick, (ticks[7] - ticks0[7]) * per_tick
+        return f"cores used: {', '.join(used)}; idle {idle:.2f}, steal {steal:.2f} of {os.cpu_count()}"
+
+
+async def _measure(port: int, rate: float, watch_port: int, pids: dict[str, int]) -> Measured:
+    """Actions at `rate` alone, then beside the watchers (held by a process of their own) and /healthz."""
     conns = Connections(port)
     games: list[Game] = []
     for first in range(0, POOL, 25):  # a few at a time, as players arrive
@@ -187,52 +315,48 @@ async def _measure(
     await offer(rate, 1.0, action_sender(games))  # warm-up: every game is cached in both processes
     alone = await offer(rate, SECONDS, action_sender(games))
 
-    watchers = [
-        Watcher(watch_port, games[n % POOL], "stream" if n < STREAMS else "poll") for n in range(STREAMS + LONG_POLLS)
-    ]
-    for first in range(0, len(watchers), 100):  # not all at once: the listen backlog is finite
-        await asyncio.gather(*(w.open() for w in watchers[first : first + 100]))
+    watching = WatcherProcess(watch_port, [(game.id, int(game.view["version"])) for game in games])
+    opened = watching.wait_opened()
     await asyncio.sleep(1.0)
     health = asyncio.create_task(offer(HEALTH_RATE, SECONDS, health_sender(port)))
     cpu, wall = time.process_time(), time.perf_counter()
+    profile = CpuProfile({**pids, "watcher client": watching.pid})  # the action client: client_cpu
     crowded = await offer(rate, SECONDS, action_sender(games))
-    health_latencies = await health
-    client_cpu = (time.process_time() - cpu) / (time.perf_counter() - wall)
-    finals = {game.id: int(game.view["version"]) for game in games}
-    deadline = time.perf_counter() + SETTLE
-    while (complete := sum(w.complete(finals[w.game.id]) for w in watchers)) < len(watchers):
-        if time.perf_counter() > deadline:
-            break
-        await asyncio.sleep(0.25)
-    for watcher in watchers:
-        if watcher.task is not None:
-            watcher.task.cancel()
-            with contextlib.suppress(BaseException):
-                await watcher.task
+    found = Measured(alone, crowded, await health, opened, profile=profile.summary())
+    found.client_cpu = (time.process_time() - cpu) / (time.perf_counter() - wall)
+    found.complete, found.catch_up, found.reconnects = watching.finish(
+        {game.id: int(game.view["version"]) for game in games}
+    )
     await conns.close()
-    return alone, crowded, health_latencies, complete, len(watchers), client_cpu
+    return found
 
 
-def figures(port: int, rps_c16: float, watch_port: int) -> list[Figure]:
-    """actions_p99_ms_open50, and with watchers held on `watch_port`: the watchers served, action and /healthz p99."""
+def figures(api: Server, rps_c16: float, stream: Server, redis_pid: int) -> list[Figure]:
+    """actions_p99_ms_open50, and with watchers held on the stream tier: the watchers served, action and /healthz
+    p99, and where the CPU went."""
     rate = SHARE * rps_c16
-    alone, crowded, health, complete, opened, client_cpu = asyncio.run(_measure(port, rate, watch_port))
-    p99 = percentile(alone, 0.99) * 1000
-    p50 = percentile(alone, 0.5) * 1000
+    pids = {"API": api.pid, "stream tier": stream.pid, "Redis": redis_pid}
+    found = asyncio.run(_measure(api.port, rate, stream.port, pids))
+    p99 = percentile(found.alone, 0.99) * 1000
+    p50 = percentile(found.alone, 0.5) * 1000
     load = os.getloadavg()[0]
     note = (
-        f"{rate:.0f} actions/s offered (50% of actions_rps_c16), {len(alone)} timed, p50 {p50:.1f} ms; load {load:.1f}"
+        f"{rate:.0f} actions/s offered (50% of actions_rps_c16), {len(found.alone)} timed, p50 {p50:.1f} ms; "
+        f"load {load:.1f}"
     )
-    crowded_p99 = percentile(crowded, 0.99) * 1000
+    crowded_p99 = percentile(found.crowded, 0.99) * 1000
+    crowded_p50 = percentile(found.crowded, 0.5) * 1000
     return [
         Figure("actions_p99_ms_open50", p99, "ms", None, P99_TARGET, note),
         Figure(
             "watchers_held",
-            complete,
+            found.complete,
             "watchers",
-            opened,
+            found.opened,
             Target(">=", 1.0),
-            f"{STREAMS} SSE streams + {LONG_POLLS} long-polls over {POOL} games; got every event of their game",
+            f"{STREAMS} SSE streams + {LONG_POLLS} long-polls over {POOL} games; got every event of their game, "
+            f"the last {found.catch_up:.1f} s after the last action (at most {SETTLE:.0f}); "
+            f"{found.reconnects} reconnections (after a 503 or a cut, as EventSource does)",
         ),
         Figure(
             "actions_p99_ms_open50_watchers",
@@ -240,15 +364,15 @@ def figures(port: int, rps_c16: float, watch_port: int) -> list[Figure]:
             "ms",
             p99,
             Target("<=", 1.5),
-            f"same rate, watchers held; floor: actions_p99_ms_open50; p50 {percentile(crowded, 0.5) * 1000:.1f} ms; "
-            f"load client {client_cpu:.0%} of a core; load {os.getloadavg()[0]:.1f}",
+            f"same rate, watchers held; floor: actions_p99_ms_open50; p50 {crowded_p50:.1f} ms; "
+            f"action client {found.client_cpu:.0%} of a core; load {os.getloadavg()[0]:.1f}",
         ),
         Figure(
             "healthz_p99_ms_watchers",
-            percentile(health, 0.99) * 1000,
+            percentile(found.health, 0.99) * 1000,
             "ms",
             None,
             HEALTH_TARGET,
-            f"{HEALTH_RATE:.0f}/s while the watchers are held and the actions run",
+            f"{HEALTH_RATE:.0f}/s while the watchers are held and the actions run; {found.profile}",
         ),
     ]

@@ -154,11 +154,11 @@ class Processes:
         self.redis_url = f"redis://127.0.0.1:{port}/0"
         return client
 
-    def start_gunicorn(self, app: str, name: str, workers: int = 2, nice: int = 0) -> Server:
+    def start_gunicorn(self, app: str, name: str, workers: int = 2, priority: str = "0") -> Server:
         """gunicorn serving `app` with the API's settings (`workers` processes, 2 as `make run`'s API), at
-        `nice` (`make run`'s stream tier: 1 process at 10)."""
+        `priority`: a nice value, or `idle` for SCHED_IDLE (`make run`'s stream tier: 1 process, idle)."""
         port = free_port()
-        args = ["nice", "-n", str(nice)] if nice else []
+        args = scheduled(priority)
         args += [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers), *GUNICORN_SETTINGS]
         args.append(app)
         process = self._spawn(name, args, self.env())
@@ -166,10 +166,12 @@ class Processes:
         wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30, f"gunicorn ({name})")
         return Server(port, process.pid)
 
-    def start_floor_stream(self) -> Server:
-        """bench/floor_stream.py on a free port: raw socket writes of the stream's bytes."""
+    def start_floor_stream(self, priority: str = "0") -> Server:
+        """bench/floor_stream.py on a free port at `priority` (as `start_gunicorn`): raw socket writes of the
+        stream's bytes."""
         port = free_port()
-        process = self._spawn("floor-stream", [sys.executable, "-m", "bench.floor_stream", str(port)], self.env())
+        args = [*scheduled(priority), sys.executable, "-m", "bench.floor_stream", str(port)]
+        process = self._spawn("floor-stream", args, self.env())
         wait_until(lambda: _listening(port), 30, "floor stream")
         return Server(port, process.pid)
 
@@ -177,6 +179,11 @@ class Processes:
         """`python -m workers` processes, as `make run` starts one; `settings`: more of their environment."""
         env = {**self.env(), **settings}
         return [self._spawn(f"{name}-{i}", [sys.executable, "-m", "workers"], env) for i in range(count)]
+
+
+def scheduled(priority: str) -> list[str]:
+    """The command prefix that runs a process at `priority`: a nice value, or `idle` for SCHED_IDLE."""
+    return ["chrt", "--idle", "0"] if priority == "idle" else ["nice", "-n", priority]
 
 
 @contextlib.contextmanager

@@ -44,7 +44,7 @@ async def _settle(watchers: list[Watcher], games: list[Game]) -> int:
     """Wait until every watcher has every event of its game (or SETTLE passes); how many have."""
     finals = {game.id: int(game.view["version"]) for game in games}
     deadline = time.perf_counter() + SETTLE
-    while (complete := sum(w.complete(finals[w.game.id]) for w in watchers)) < len(watchers):
+    while (complete := sum(w.complete(finals[w.game_id]) for w in watchers)) < len(watchers):
         if time.perf_counter() > deadline:
             break
         await asyncio.sleep(0.1)
@@ -76,8 +76,8 @@ async def _measure(api: Server, stream: Server, floor_port: int, floor_pid: int)
     async def play() -> None:
         await offer(RATE, SECONDS, action_sender(games))
 
-    streams = [Watcher(stream.port, game, "stream") for game in games for _ in range(STREAMS_PER_GAME)]
-    floors = [Watcher(floor_port, game, "stream") for game in games for _ in range(STREAMS_PER_GAME)]
+    streams = [Watcher.of(stream.port, game, "stream") for game in games for _ in range(STREAMS_PER_GAME)]
+    floors = [Watcher.of(floor_port, game, "stream") for game in games for _ in range(STREAMS_PER_GAME)]
     await _open(streams + floors)
     started = [int(game.view["version"]) for game in games]
     (stream_cpu, floor_cpu, api_cpu), complete = await _window(
@@ -90,7 +90,7 @@ async def _measure(api: Server, stream: Server, floor_port: int, floor_pid: int)
     floor_events = sum(len(w.seqs) for w in floors)
     await _close(streams + floors)
 
-    polls = [Watcher(stream.port, game, "poll") for game in games for _ in range(POLLS_PER_GAME)]
+    polls = [Watcher.of(stream.port, game, "poll") for game in games for _ in range(POLLS_PER_GAME)]
     await _open(polls)
     (poll_cpu,), poll_complete = await _window([lambda: cpu_seconds(stream.pid)], play, lambda: _settle(polls, games))
     poll_events = sum(len(w.seqs) for w in polls)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for every bot queue, one more
 # for the random and greedy bots only, the API on PORT and the stream tier (the watchers' own gunicorn:
-# STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default 1; at STREAM_NICE, default 10) under
+# STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default 1; at STREAM_PRIORITY, default idle) under
 # supervisord (scripts/supervisord.conf), which starts again any child that dies; Ctrl-C or SIGTERM
 # stops them all.
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
@@ -19,7 +19,7 @@ export HOST="${HOST:-127.0.0.1}"
 export WORKERS="${WORKERS:-1}"
 export STREAM_PORT="${STREAM_PORT:-$((PORT + 1))}"
 export STREAM_WORKERS="${STREAM_WORKERS:-1}"
-export STREAM_NICE="${STREAM_NICE:-10}"
+STREAM_PRIORITY="${STREAM_PRIORITY:-idle}"
 VAR_DIR="${VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
 VAR_DIR="$(cd "$VAR_DIR" && pwd)"
@@ -30,9 +30,19 @@ esac
 case "$STREAM_WORKERS" in
   '' | *[!0-9]* | 0) echo "STREAM_WORKERS must be a whole number of at least 1 (got '$STREAM_WORKERS')" >&2; exit 2 ;;
 esac
-case "$STREAM_NICE" in
-  '' | *[!0-9]*) echo "STREAM_NICE must be a whole number from 0 to 19 (got '$STREAM_NICE')" >&2; exit 2 ;;
+# The stream tier's CPU priority: idle (SCHED_IDLE: it runs only on CPU time no other process wants, so a
+# watcher never delays an action on a shared host) or a nice value from 0 to 19.
+case "$STREAM_PRIORITY" in
+  idle)
+    if command -v chrt > /dev/null; then STREAM_SCHED="chrt --idle 0"; else
+      echo "chrt (util-linux) not found: the stream tier runs at nice 19 instead of SCHED_IDLE" >&2
+      STREAM_SCHED="nice -n 19"
+    fi
+    ;;
+  [0-9] | 1[0-9]) STREAM_SCHED="nice -n $STREAM_PRIORITY" ;;
+  *) echo "STREAM_PRIORITY must be idle or a nice value from 0 to 19 (got '$STREAM_PRIORITY')" >&2; exit 2 ;;
 esac
+export STREAM_SCHED
 if [ "$STREAM_PORT" = "$PORT" ]; then
   echo "STREAM_PORT must differ from PORT (both $PORT): the stream tier has its own port" >&2
   exit 2
