@@ -19,7 +19,7 @@ test: install
 	$(PY) -m pytest -n 2 -q
 
 test-fast: install
-	$(PY) -m pytest -q -m "not integration"
+	$(PY) -m pytest -q -m "not integration and not slow"
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -39,11 +39,12 @@ SEATS ?= greedy,random
 OPTIONS ?= {}
 VIA_QUEUE ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-SAMPLES ?= 24
+SAMPLES ?=
 THINK_MS ?=
+NO_TIME_CAP ?=
 simulate: install
 	$(PY) -m workers.simulate --game "$(GAME)" --games "$(GAMES)" --seats "$(SEATS)" --options '$(OPTIONS)' \
-		--jobs "$(JOBS)" --samples "$(SAMPLES)" $(if $(THINK_MS),--think-ms "$(THINK_MS)") $(if $(VIA_QUEUE),--via-queue "$(VIA_QUEUE)") $(if $(DUPLICATE),--duplicate)
+		--jobs "$(JOBS)" $(if $(SAMPLES),--samples "$(SAMPLES)") $(if $(THINK_MS),--think-ms "$(THINK_MS)") $(if $(NO_TIME_CAP),--no-time-cap) $(if $(VIA_QUEUE),--via-queue "$(VIA_QUEUE)") $(if $(DUPLICATE),--duplicate)
 
 # Every figure against its floor, measured in one run: prints a table, writes var/bench.json.
 bench: install

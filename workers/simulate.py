@@ -26,7 +26,7 @@ from rich.table import Table
 
 from domain import engine
 from domain.bots import choose_action, policy_for
-from domain.bots.expert import DEFAULT_BUDGET, Budget
+from domain.bots.expert import Budget, default_budget
 from domain.errors import DomainError
 from domain.events import Event
 from domain.shuffle import SeededStream
@@ -39,9 +39,10 @@ MAX_ACTIONS_PER_GAME = 100_000
 
 
 def play_game(
-    game_id: str, levels: Sequence[str], options: dict[str, Any], seed: str, budget: Budget = DEFAULT_BUDGET
+    game_id: str, levels: Sequence[str], options: dict[str, Any], seed: str, budget: Budget | None = None
 ) -> GameOutcome:
-    """One all-bot game through the same engine and policies as the service (`budget`: the expert's)."""
+    """One all-bot game through the same engine and policies as the service (`budget`: the expert's; None for
+    the game's default, without a clock)."""
     config = engine.make_config(game_id, len(levels), options, seed)
     snap, events = engine.start(config)
     hands = _round_points(snap.game, events)
@@ -77,7 +78,7 @@ def simulate(
     options: dict[str, Any],
     seed: str,
     progress: bool = True,
-    budget: Budget = DEFAULT_BUDGET,
+    budget: Budget | None = None,
     jobs: int = 1,
     duplicate: bool = False,
 ) -> dict[str, Any]:
@@ -102,11 +103,28 @@ def simulate(
     else:
         summary = tally(game_id, levels, outcomes, elapsed)
     if "expert" in levels:
-        summary["expert_budget"] = {"samples": budget.samples, "think_ms": budget.think_ms if budget.clock else None}
+        summary["expert_budget"] = budget_record(budget or default_budget(game_id))
     return summary
 
 
-def _play(task: tuple[str, list[str], dict[str, Any], str, Budget]) -> GameOutcome:
+def budget_record(budget: Budget) -> dict[str, int | None]:
+    """An expert budget as a run's JSON records it: samples a move, and the time cap a move (None: none)."""
+    return {"samples": budget.samples, "think_ms": budget.think_ms if budget.clock else None}
+
+
+def expert_budget(args: argparse.Namespace) -> Budget:
+    """The expert's budget the command line asks for: the game's default (as the service plays it, timed by
+    the clock) with the flags' changes."""
+    default = default_budget(args.game)
+    return dataclasses.replace(
+        default,
+        samples=args.samples or default.samples,
+        think_ms=args.think_ms or default.think_ms,
+        clock=None if args.no_time_cap else time.monotonic,
+    )
+
+
+def _play(task: tuple[str, list[str], dict[str, Any], str, Budget | None]) -> GameOutcome:
     return play_game(*task)
 
 
@@ -202,13 +220,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--samples",
         type=int,
-        default=DEFAULT_BUDGET.samples,
-        help="expert: worlds sampled a move (default %(default)s)",
+        help="expert: worlds sampled a move (default: the game's EXPERT_BUDGET)",
     )
     parser.add_argument(
-        "--think-ms",
-        type=int,
-        help="expert: a time cap a move, read from the clock (default: none, so runs repeat exactly)",
+        "--think-ms", type=int, help="expert: a time cap a move, read from the clock (default: the game's)"
+    )
+    parser.add_argument(
+        "--no-time-cap",
+        action="store_true",
+        help="expert: no time cap, only the samples, so that a run repeats exactly on any machine",
     )
     return parser.parse_args(argv)
 
@@ -238,6 +258,8 @@ def first_problem(args: argparse.Namespace, levels: list[str]) -> str | None:
     except DomainError as error:
         flag = "--seats" if error.code == "bad_player_count" else "--options"
         return f"{flag}: {error.detail}"
+    if args.no_time_cap and args.think_ms is not None:
+        return "--think-ms: not with --no-time-cap; drop one of the two flags"
     if args.duplicate and args.via_queue:
         return "--duplicate: not with --via-queue (a duplicate run plays in-process only); drop one of the two flags"
     for flag in ("concurrency", "jobs", "samples", "think_ms"):
@@ -257,9 +279,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     options = json.loads(args.options)
     try:
-        budget = dataclasses.replace(DEFAULT_BUDGET, samples=args.samples)
-        if args.think_ms:
-            budget = dataclasses.replace(budget, think_ms=args.think_ms, clock=time.monotonic)
+        budget = expert_budget(args)
         if args.via_queue:
             summary = simulate_via_queue(
                 args.via_queue, args.game, levels, args.games, options, args.seed, args.concurrency, not args.json

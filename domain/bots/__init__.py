@@ -59,14 +59,14 @@ def _game_policies(game_id: str) -> Mapping[str, Policy]:
 def policy_for(game_id: str, level: str, budget: Budget | None = None) -> Policy:
     """The policy of a level for a game; ValueError for an unknown level or a game without it.
 
-    `budget` is how hard the expert thinks (its default when None).
+    `budget` is how hard the expert thinks (when None, the game's default: `expert.default_budget`).
     """
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; known levels: {', '.join(LEVELS)}")
     if level == "expert":
         from domain.bots import expert
 
-        return expert.expert_policy(budget or expert.DEFAULT_BUDGET)
+        return expert.expert_policy(budget or expert.default_budget(game_id))
     policy = _game_policies(game_id).get(level) or GENERIC.get(level)
     if policy is None:
         raise ValueError(f"no {level!r} bot for game {game_id!r}")

@@ -11,7 +11,9 @@ numbers), so the comparison between actions is not drowned in deal luck.
 
 The search is deterministic for a given stream of its own: it plays the budget's
 samples, more for a close call (EXTEND); a time budget, where the caller gives it
-a clock (the domain reads none), only cuts that short on a slow machine.
+a clock (the domain reads none), only cuts that short on a slow machine. Each game's
+bot module names its default budget (`EXPERT_BUDGET`): the one docs/strength.md
+measured against greedy, which the service, `simulate` and the docs all use.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ Once the game is over only who won counts; the lead is left in as a tiebreak bet
 
 @dataclasses.dataclass(frozen=True)
 class Budget:
-    """How hard the expert thinks: samples per move, a time cap and the search's bounds."""
+    """How hard the expert thinks: samples per move, a time cap (with a clock) and the search's bounds."""
 
     samples: int = 24
     think_ms: int = 300
@@ -57,7 +59,6 @@ class Budget:
     confidence: float = 1.5
 
 
-DEFAULT_BUDGET = Budget()
 THINK_MS_RANGE = (10, 10_000)
 """The time budgets a seat may ask for, in milliseconds a move."""
 
@@ -229,12 +230,20 @@ def clear_gain(values: Sequence[float], baseline: Sequence[float], confidence: f
     return mean if mean > 0 and mean > confidence * error else 0.0
 
 
-def budget_for(think_ms: int | None, clock: Callable[[], float]) -> Budget:
-    """The default budget timed by `clock`, with a seat's own time budget if it set one."""
-    return dataclasses.replace(DEFAULT_BUDGET, think_ms=think_ms or DEFAULT_BUDGET.think_ms, clock=clock)
+def default_budget(game_id: str) -> Budget:
+    """The expert's budget in `game_id` when nobody asks for another: its bot module's EXPERT_BUDGET, the
+    budget docs/strength.md measured against greedy (no clock: the caller adds one)."""
+    budget: Budget = _hooks(game_id).EXPERT_BUDGET
+    return budget
 
 
-def expert_policy(budget: Budget = DEFAULT_BUDGET) -> Callable[..., dict[str, Any]]:
+def budget_for(game_id: str, think_ms: int | None, clock: Callable[[], float]) -> Budget:
+    """The game's default budget timed by `clock`, with a seat's own time budget if it set one."""
+    default = default_budget(game_id)
+    return dataclasses.replace(default, think_ms=think_ms or default.think_ms, clock=clock)
+
+
+def expert_policy(budget: Budget) -> Callable[..., dict[str, Any]]:
     """An expert policy with this budget, for `choose_action`."""
 
     def expert(view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream) -> dict[str, Any]:

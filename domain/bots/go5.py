@@ -33,7 +33,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots import copy_action
-from domain.bots.expert import unseen_cards, world_config
+from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.go5 import (
     CANONICAL,
     CODES,
@@ -299,6 +299,10 @@ def _partners(card: str, hand: Sequence[str]) -> int:
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Go5's own policies by level."""
+
+EXPERT_BUDGET = Budget(samples=24, think_ms=100)
+"""The expert's default budget in this game (samples a move and a time cap a move, in ms, where the caller
+gives it a clock): the one measured against greedy on duplicate deals in docs/strength.md (go5-expert-greedy)."""
 
 
 # ---------------------------------------------------------------- the expert's worlds

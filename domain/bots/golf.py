@@ -22,7 +22,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots import copy_action
-from domain.bots.expert import unseen_cards, world_config
+from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.cards import RANKS, rank_of
 from domain.golf import CARD_VALUES, EMPTY, SETUP, UP, GolfState, Grid
 from domain.shuffle import SeededStream
@@ -303,6 +303,10 @@ def visible_cards(view: Mapping[str, Any]) -> list[str]:
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Golf's own policies by level."""
+
+EXPERT_BUDGET = Budget(samples=24, think_ms=300)
+"""The expert's default budget in this game (samples a move and a time cap a move, in ms, where the caller
+gives it a clock): the one measured against greedy on duplicate deals in docs/strength.md (golf-expert-greedy)."""
 
 
 # ---------------------------------------------------------------- the expert's worlds

@@ -27,7 +27,7 @@ from typing import Any
 from domain import engine
 from domain import romme_melds as rm
 from domain.bots import copy_action
-from domain.bots.expert import unseen_cards, world_config
+from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.cards import JOKER
 from domain.romme import CUT, DECK_SIZE, HAND_SIZE, LaidMeld, RommeState, RoundResult
 from domain.shuffle import SeededStream
@@ -356,6 +356,10 @@ def _moves(hand: tuple[str, ...], melds: list[OwnMeld]) -> list[Move]:
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Rommé's own policies by level."""
+
+EXPERT_BUDGET = Budget(samples=24, think_ms=300)
+"""The expert's default budget in this game (samples a move and a time cap a move, in ms, where the caller
+gives it a clock): the one measured against greedy on duplicate deals in docs/strength.md (romme-expert-greedy)."""
 
 
 # ---------------------------------------------------------------- the expert's worlds

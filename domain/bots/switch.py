@@ -9,7 +9,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots import switch_rollout
-from domain.bots.expert import unseen_cards, world_config
+from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.bots.switch_greedy import (
     ANSWER,
     DRAW,
@@ -33,6 +33,10 @@ __all__ = ["POLICIES", "expert_candidates", "expert_rollout", "greedy", "sample_
 PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
 POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
 """Switch's own policies by level."""
+
+EXPERT_BUDGET = Budget(samples=48, think_ms=100)
+"""The expert's default budget in this game (samples a move and a time cap a move, in ms, where the caller
+gives it a clock): the one measured against greedy on duplicate deals in docs/strength.md (switch-expert-greedy)."""
 
 
 # ---------------------------------------------------------------- expert hooks

@@ -8,8 +8,9 @@ import flask
 import marshmallow as ma
 from marshmallow import validate
 
+from domain import engine
 from domain.bots import LEVELS
-from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE
+from domain.bots.expert import THINK_MS_RANGE, default_budget
 from service.api import action_event_schemas as typed_schemas
 from service.api.blueprint import (
     Blueprint,
@@ -45,6 +46,11 @@ MAX_WAIT_SECONDS = 30
 # ---------------------------------------------------------------- schemas
 
 
+def _default_think_ms() -> str:
+    """Each game's default think time, as the seat's description shows it: `golf 300 ms, ...`."""
+    return ", ".join(f"{game.id} {default_budget(game.id).think_ms} ms" for game in engine.all_games())
+
+
 class SeatRequestSchema(ma.Schema):
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(validate=validate.Length(1, 40))
@@ -53,8 +59,8 @@ class SeatRequestSchema(ma.Schema):
         strict=True,
         validate=validate.Range(*THINK_MS_RANGE),
         metadata={
-            "description": f"expert bots only: time budget a move, default {DEFAULT_BUDGET.think_ms} ms; the server"
-            " caps it (EXPERT_THINK_MS_MAX, default 2000 ms) and the answer's seat shows the think_ms in effect"
+            "description": f"expert bots only: time budget a move, default the game's ({_default_think_ms()}); the"
+            " server caps it (EXPERT_THINK_MS_MAX, default 2000 ms) and the answer's seat shows the think_ms in effect"
         },
     )
 

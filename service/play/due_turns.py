@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from domain import engine
 from domain.bots import choose_action
-from domain.bots.expert import DEFAULT_BUDGET, THINK_MS_RANGE, budget_for
+from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
 from service.ops import metrics
 from service.play.errors import VersionConflict
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
@@ -59,13 +59,13 @@ def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
     return int(text)
 
 
-def effective_think_ms(level: str | None, asked: int | None, cap: int) -> int | None:
+def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: int) -> int | None:
     """The think time an expert seat gets, as its creation answer shows it: what it asked for, at
-    most `cap`; None (the default budget) when it asked nothing and the default is within the cap."""
+    most `cap`; None (the game's default budget) when it asked nothing and that is within the cap."""
     if level != "expert":
         return asked
     if asked is None:
-        return cap if cap < DEFAULT_BUDGET.think_ms else None
+        return cap if cap < default_budget(game_id).think_ms else None
     return min(asked, cap)
 
 
@@ -223,9 +223,10 @@ def bot_action(loaded: LoadedGame, bot: Seat, think_ms_max: int) -> dict[str, An
     assert bot.level is not None
     view = engine.view(loaded.snap, bot.seat)
     rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
-    asked = bot.think_ms if bot.think_ms is not None else DEFAULT_BUDGET.think_ms
-    budget = budget_for(min(asked, think_ms_max), time.monotonic)
-    return choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
+    game_id = loaded.config.game
+    asked = bot.think_ms if bot.think_ms is not None else default_budget(game_id).think_ms
+    budget = budget_for(game_id, min(asked, think_ms_max), time.monotonic)
+    return choose_action(game_id, bot.level, view, view["you"]["legal"], rng, budget)
 
 
 class TimedOut:

@@ -93,25 +93,23 @@ class GameService:
         low, high = TURN_SECONDS_RANGE
         if turn_seconds is not None and not low <= turn_seconds <= high:
             raise InvalidRequest("invalid_request", f"turn_seconds must be {low} to {high}, or null for no timeout")
+        try:
+            config = engine.make_config(game, len(seats), options, seed or new_server_seed(), decks, nonce=new_nonce())
+            snap, events = engine.start(config)
+        except DomainError as error:
+            raise refusal(error) from error
         seat_list = tuple(
             Seat(
                 i,
                 s["kind"],
                 s.get("name") or _default_name(s, i),
                 s.get("level", DEFAULT_BOT) if s["kind"] == "bot" else None,
-                effective_think_ms(s.get("level", DEFAULT_BOT), s.get("think_ms"), self.bots.think_ms_max)
+                effective_think_ms(game, s.get("level", DEFAULT_BOT), s.get("think_ms"), self.bots.think_ms_max)
                 if s["kind"] == "bot"
                 else s.get("think_ms"),
             )
             for i, s in enumerate(seats)
         )
-        try:
-            config = engine.make_config(
-                game, len(seat_list), options, seed or new_server_seed(), decks, nonce=new_nonce()
-            )
-            snap, events = engine.start(config)
-        except DomainError as error:
-            raise refusal(error) from error
         source = "creator" if seed is not None else "server"
         return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
 

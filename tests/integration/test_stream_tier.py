@@ -1,6 +1,6 @@
 """`make run`'s stream tier: watchers on its own port get every event of a game played through the API's port.
 
-The stream tier is a second gunicorn under supervisord (scripts/supervisord.conf, `[program:stream]`)
+The stream tier is a second gunicorn under supervisord (scripts/supervisord.conf, `[program:stream]`, under SCHED_IDLE)
 on STREAM_PORT, fed by the same Redis Streams XREAD: an SSE stream and a long-poll opened on it follow
 a two-human Golf game from its first event to its last while every action goes to PORT.
 """
@@ -8,6 +8,7 @@ a two-human Golf game from its first event to its last while every action goes t
 from __future__ import annotations
 
 import json
+import os
 import threading
 import urllib.request
 from pathlib import Path
@@ -67,6 +68,11 @@ class LongPollWatcher(threading.Thread):
             self.error = error
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of `pid` (Linux)."""
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
 def test_watchers_on_the_stream_tier_get_every_event_of_a_game_played_through_the_api(tmp_path: Path) -> None:
     stream_port = free_port()
     run = start_make_run(tmp_path, STREAM_PORT=str(stream_port))
@@ -74,6 +80,11 @@ def test_watchers_on_the_stream_tier_get_every_event_of_a_game_played_through_th
         stream_url = f"http://127.0.0.1:{stream_port}"
         assert f"listens at {stream_url}" in run.output()
         assert run.pid("stream") != run.pid("api")  # its own processes
+        # Under SCHED_IDLE (STREAM_PRIORITY's default): on a shared host the stream tier gets only the CPU no
+        # action wants; its gevent worker, forked from that master, inherits it.
+        stream_tier = [run.pid("stream"), *children(run.pid("stream"))]
+        assert {os.sched_getscheduler(pid) for pid in stream_tier} == {os.SCHED_IDLE}
+        assert os.sched_getscheduler(run.pid("api")) == os.SCHED_OTHER
         created, game_url, tokens = two_human_golf(run.url, rounds=1)
         game_path = f"/v1/games/{created['id']}"
         stream = StreamWatcher(f"{stream_url}{game_path}/stream?after=0")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,7 +16,7 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from domain.bots.expert import Budget
+from domain.bots.expert import Budget, default_budget
 from domain.shuffle import SeededStream
 from service.app import create_app
 from service.play import due_turns as bot_turns
@@ -124,6 +126,27 @@ def test_an_expert_thinks_at_most_the_cap_whatever_its_seat_asked(
     monkeypatch.setattr(bot_turns, "choose_action", spy)
     assert play_bot_turns(make_service(server), game["id"], game["version"], max_turns=2) == "played"
     assert budgets and {budget.think_ms for budget in budgets} == {bot_turns.THINK_MS_MAX}
+
+
+def test_an_expert_seat_that_asked_nothing_plays_its_games_default_budget(
+    server: fakeredis.FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: the service's expert plays the budget docs/strength.md measured, the game's own
+    (Switch's: 48 samples, 100 ms a move), timed by the clock."""
+    game = make_service(server).create_game("switch", [{"kind": "bot", "level": "expert"}] * 4, {"target": 1})
+    assert [seat.get("think_ms") for seat in game["seats"]] == [None] * 4
+    budgets: list[Budget] = []
+    real_choose = bot_turns.choose_action
+
+    def spy(
+        name: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
+    ) -> dict[str, Any]:
+        budgets.append(a[0])
+        return real_choose(name, level, view, legal, rng, *a)
+
+    monkeypatch.setattr(bot_turns, "choose_action", spy)
+    assert play_bot_turns(make_service(server), game["id"], game["version"], max_turns=2) == "played"
+    assert budgets and set(budgets) == {dataclasses.replace(default_budget("switch"), clock=time.monotonic)}
 
 
 @pytest.mark.parametrize("setting", ["0", "9", "10001", "2s", "١٠٠٠", "-5", "1_000"])
