@@ -28,6 +28,7 @@ def row(name: str, summary: dict[str, Any]) -> str:
         f"[{name}](strength/{name}.json)",
         summary["game"],
         ",".join(seat["level"] for seat in seats),
+        budget_cell(summary.get("expert_budget")),
         str(summary["deals"]),
         str(summary["hands"]),
         summary["points_per_hand_better"],
@@ -41,6 +42,14 @@ def row(name: str, summary: dict[str, Any]) -> str:
         f"{summary['games'] / summary['games_per_second'] / 60:.1f}",
     ]
     return "| " + " | ".join(cells) + " |"
+
+
+def budget_cell(budget: dict[str, Any] | None) -> str:
+    """The expert's budget as the table shows it: samples a move and the time cap a move."""
+    if budget is None:
+        return "-"
+    cap = "no time cap" if budget["think_ms"] is None else f"{budget['think_ms']} ms"
+    return f"{budget['samples']} samples, {cap}"
 
 
 def runs() -> dict[str, dict[str, Any]]:
@@ -88,7 +97,7 @@ def test_every_run_is_a_duplicate_run_made_by_its_shown_command() -> None:
         )
         assert summary["games"] == args.games * len(levels) and args.jobs in (1, 2)
         if "expert" in levels:
-            assert summary["expert_budget"] == {"samples": args.samples, "think_ms": args.think_ms}, name
+            assert summary["expert_budget"] == simulate.budget_record(simulate.expert_budget(args)), name
 
 
 def test_the_reading_holds_the_first_level_is_better() -> None:
