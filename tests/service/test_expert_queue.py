@@ -105,8 +105,24 @@ def test_the_creation_answer_shows_the_think_time_an_expert_gets(capped_client: 
     assert [seat.get("think_ms") for seat in view["seats"]] == [None, 500, 200, None]
 
 
+@pytest.fixture
+def budgets(monkeypatch: pytest.MonkeyPatch) -> list[Budget]:
+    """The budgets the service hands to the bots' policies, one a turn."""
+    seen: list[Budget] = []
+    real_choose = bot_turns.choose_action
+
+    def spy(
+        name: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
+    ) -> dict[str, Any]:
+        seen.append(a[0])
+        return real_choose(name, level, view, legal, rng, *a)
+
+    monkeypatch.setattr(bot_turns, "choose_action", spy)
+    return seen
+
+
 def test_an_expert_thinks_at_most_the_cap_whatever_its_seat_asked(
-    server: fakeredis.FakeServer, monkeypatch: pytest.MonkeyPatch
+    server: fakeredis.FakeServer, budgets: list[Budget]
 ) -> None:
     """A seat stored with a larger think time (a game made under a higher cap) is played with the
     service's cap: the budget handed to the expert's policy is at most EXPERT_THINK_MS_MAX."""
@@ -114,37 +130,17 @@ def test_an_expert_thinks_at_most_the_cap_whatever_its_seat_asked(
         "golf", [{"kind": "bot", "level": "expert", "think_ms": 10_000}] * 2, ONE_ROUND
     )
     assert [seat["think_ms"] for seat in game["seats"]] == [10_000, 10_000]
-    budgets: list[Budget] = []
-    real_choose = bot_turns.choose_action
-
-    def spy(
-        name: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
-    ) -> dict[str, Any]:
-        budgets.append(a[0])
-        return real_choose(name, level, view, legal, rng, *a)
-
-    monkeypatch.setattr(bot_turns, "choose_action", spy)
     assert play_bot_turns(make_service(server), game["id"], game["version"], max_turns=2) == "played"
     assert budgets and {budget.think_ms for budget in budgets} == {bot_turns.THINK_MS_MAX}
 
 
 def test_an_expert_seat_that_asked_nothing_plays_its_games_default_budget(
-    server: fakeredis.FakeServer, monkeypatch: pytest.MonkeyPatch
+    server: fakeredis.FakeServer, budgets: list[Budget]
 ) -> None:
     """Issue 27: the service's expert plays the budget docs/strength.md measured, the game's own
     (Switch's: 48 samples, 100 ms a move), timed by the clock."""
     game = make_service(server).create_game("switch", [{"kind": "bot", "level": "expert"}] * 4, {"target": 1})
     assert [seat.get("think_ms") for seat in game["seats"]] == [None] * 4
-    budgets: list[Budget] = []
-    real_choose = bot_turns.choose_action
-
-    def spy(
-        name: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
-    ) -> dict[str, Any]:
-        budgets.append(a[0])
-        return real_choose(name, level, view, legal, rng, *a)
-
-    monkeypatch.setattr(bot_turns, "choose_action", spy)
     assert play_bot_turns(make_service(server), game["id"], game["version"], max_turns=2) == "played"
     assert budgets and set(budgets) == {dataclasses.replace(default_budget("switch"), clock=time.monotonic)}
 
