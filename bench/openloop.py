@@ -219,11 +219,10 @@ class WatcherProcess:
 
     def __init__(self, port: int, games: list[tuple[str, int]]) -> None:
         context = multiprocessing.get_context("spawn")
-        self.pid = 0
         self.pipe, child_end = context.Pipe()
         self.process = context.Process(target=_hold_watchers, args=(port, games, child_end), daemon=True)
         self.process.start()
-        self.pid = self.process.pid or 0
+        self.pid: int = self.process.pid or 0
 
     def wait_opened(self) -> int:
         """How many watchers are open, once they all are."""
