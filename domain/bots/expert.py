@@ -237,10 +237,11 @@ def default_budget(game_id: str) -> Budget:
     return budget
 
 
-def budget_for(game_id: str, think_ms: int | None, clock: Callable[[], float]) -> Budget:
-    """The game's default budget timed by `clock`, with a seat's own time budget if it set one."""
+def budget_for(game_id: str, think_ms: int | None, clock: Callable[[], float], cap: int | None = None) -> Budget:
+    """The game's default budget timed by `clock`, with a seat's own time budget if it set one, at most `cap`."""
     default = default_budget(game_id)
-    return dataclasses.replace(default, think_ms=think_ms or default.think_ms, clock=clock)
+    asked = think_ms or default.think_ms
+    return dataclasses.replace(default, think_ms=asked if cap is None else min(asked, cap), clock=clock)
 
 
 def expert_policy(budget: Budget) -> Callable[..., dict[str, Any]]:

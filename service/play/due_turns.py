@@ -223,10 +223,8 @@ def bot_action(loaded: LoadedGame, bot: Seat, think_ms_max: int) -> dict[str, An
     assert bot.level is not None
     view = engine.view(loaded.snap, bot.seat)
     rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
-    game_id = loaded.config.game
-    asked = bot.think_ms if bot.think_ms is not None else default_budget(game_id).think_ms
-    budget = budget_for(game_id, min(asked, think_ms_max), time.monotonic)
-    return choose_action(game_id, bot.level, view, view["you"]["legal"], rng, budget)
+    budget = budget_for(loaded.config.game, bot.think_ms, time.monotonic, cap=think_ms_max)
+    return choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
 
 
 class TimedOut:

@@ -21,25 +21,26 @@ from domain.bots.expert import Budget, default_budget
 from workers import simulate
 
 SEED = "expert-guard"
-RUNS: dict[str, tuple[list[str], dict[str, Any], int]] = {
-    "golf": (["expert", "greedy"], {"rounds": 1}, 6),
-    "go5": (["expert", "greedy"], {"target": 1}, 6),
-    "switch": (["expert", "greedy", "greedy", "greedy"], {"target": 1}, 3),
-    "romme": (["expert", "greedy"], {"target": 1}, 3),
+RUNS: dict[str, tuple[list[str], dict[str, Any], int, int | None]] = {
+    "golf": (["expert", "greedy"], {"rounds": 1}, 6, None),
+    "go5": (["expert", "greedy"], {"target": 1}, 6, None),
+    "switch": (["expert", "greedy", "greedy", "greedy"], {"target": 1}, 3, None),
+    "romme": (["expert", "greedy"], {"target": 1}, 3, 2),
 }
-"""Each game's run: the levels by seat, the options (one hand a game) and the deals."""
+"""Each game's run: the levels by seat, the options (one hand a game), the deals, and the samples a move
+where they are not the default's (Rommé: what its time cap allows, see above)."""
 
 
 def guard_budget(game_id: str) -> Budget:
-    """The game's default budget without its clock (Rommé: the samples its time cap allows, see above)."""
+    """The game's default budget without its clock, with the run's samples."""
     default = default_budget(game_id)
-    return dataclasses.replace(default, samples=2) if game_id == "romme" else default
+    return dataclasses.replace(default, samples=RUNS[game_id][3] or default.samples)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", sorted(RUNS))
 def test_the_default_expert_is_not_worse_than_greedy_on_a_fixed_duplicate_run(game_id: str) -> None:
-    levels, options, deals = RUNS[game_id]
+    levels, options, deals, _ = RUNS[game_id]
     summary = simulate.simulate(
         game_id, levels, deals, options, SEED, progress=False, budget=guard_budget(game_id), duplicate=True
     )
@@ -54,6 +55,6 @@ def clearly_worse(summary: dict[str, Any]) -> bool:
 
 def test_the_guard_fails_for_a_bot_that_is_clearly_worse() -> None:
     """The same check on the same deals, random in the expert's seat: clearly worse than greedy in Go5."""
-    levels, options, deals = RUNS["go5"]
+    levels, options, deals, _ = RUNS["go5"]
     summary = simulate.simulate("go5", ["random", *levels[1:]], deals, options, SEED, progress=False, duplicate=True)
     assert clearly_worse(summary)
