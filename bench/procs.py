@@ -19,17 +19,8 @@ import redis
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-# The API's settings, as scripts/run.sh starts it.
-GUNICORN_SETTINGS = (
-    "--worker-class",
-    "gevent",
-    "--worker-connections",
-    "10000",
-    "--graceful-timeout",
-    "5",
-    "--access-logfile",
-    "-",
-)
+# The API's gunicorn settings, the file scripts/supervisord.conf starts the API and the stream tier with.
+GUNICORN_CONFIG = ROOT / "service" / "ops" / "gunicorn_conf.py"
 
 
 def free_port() -> int:
@@ -130,8 +121,11 @@ class Processes:
             self.end(process)
 
     def env(self) -> dict[str, str]:
-        """The environment of API and worker processes: our Redis, no rate limits, and no packing by
-        the workers' lifecycle sweep (the memory figures pack the games themselves, after measuring them)."""
+        """The environment of API and worker processes: our Redis, no rate limits, no packing by the
+        workers' lifecycle sweep (the memory figures pack the games themselves, after measuring them), and
+        one folder the processes share their metrics in, as under `make run`."""
+        metrics = self.folder / "metrics"
+        metrics.mkdir(exist_ok=True)
         return {
             **os.environ,
             "REDIS_URL": self.redis_url,
@@ -139,6 +133,7 @@ class Processes:
             "READS_PER_SECOND": "0",
             "PYTHONUNBUFFERED": "1",
             "COMPACT_AFTER_SECONDS": "86400",
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics),
         }
 
     def start_redis(self) -> redis.Redis:
@@ -156,12 +151,11 @@ class Processes:
 
     def start_gunicorn(self, app: str, name: str, workers: int = 2, priority: str = "0") -> Server:
         """gunicorn serving `app` with the API's settings (`workers` processes, 2 as `make run`'s API), at
-        `priority`: a nice value, or `idle` for SCHED_IDLE (`make run`'s stream tier: 1 process, idle)."""
+        `priority`: a nice value, or `idle` for SCHED_IDLE (`make run`'s stream tier: 1 process, idle).
+        Its log lines name it (`SERVER_TIER`)."""
         port = free_port()
-        args = scheduled(priority)
-        args += [str(BIN / "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers), *GUNICORN_SETTINGS]
-        args.append(app)
-        process = self._spawn(name, args, self.env())
+        env = self.env() | {"PORT": str(port), "WEB_WORKERS": str(workers), "SERVER_TIER": name}
+        process = self._spawn(name, gunicorn_command(app, priority), env)
         url = f"http://127.0.0.1:{port}/healthz"
         wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30, f"gunicorn ({name})")
         return Server(port, process.pid)
@@ -179,6 +173,12 @@ class Processes:
         """`python -m workers` processes, as `make run` starts one; `settings`: more of their environment."""
         env = {**self.env(), **settings}
         return [self._spawn(f"{name}-{i}", [sys.executable, "-m", "workers"], env) for i in range(count)]
+
+
+def gunicorn_command(app: str, priority: str = "0") -> list[str]:
+    """gunicorn as scripts/supervisord.conf starts it, serving `app` at `priority`; where it listens and
+    how many processes it runs come from the environment (HOST, PORT, WEB_WORKERS)."""
+    return [*scheduled(priority), str(BIN / "gunicorn"), "--config", str(GUNICORN_CONFIG.relative_to(ROOT)), app]
 
 
 def scheduled(priority: str) -> list[str]:

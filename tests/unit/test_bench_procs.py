@@ -1,0 +1,32 @@
+"""The bench measures the API as `make run` deploys it: gunicorn with the same settings file."""
+
+from __future__ import annotations
+
+import configparser
+import shlex
+from pathlib import Path
+
+import pytest
+
+from bench import procs
+from bench.__main__ import APP
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_run_gunicorn(program: str) -> list[str]:
+    """The gunicorn arguments of a program of scripts/supervisord.conf, from the binary on."""
+    conf = configparser.RawConfigParser()
+    conf.read(ROOT / "scripts" / "supervisord.conf")
+    words = shlex.split(conf.get(f"program:{program}", "command"))
+    start = next(i for i, word in enumerate(words) if word.endswith("/bin/gunicorn"))
+    return words[start + 1 :]
+
+
+@pytest.mark.parametrize(("program", "priority"), [("api", "0"), ("stream", "idle")])
+def test_the_bench_starts_gunicorn_with_make_runs_arguments(program: str, priority: str) -> None:
+    shown = make_run_gunicorn(program)
+    command = procs.gunicorn_command(APP, priority)
+    binary = command.index(str(procs.BIN / "gunicorn"))
+    assert command[binary + 1 :] == shown
+    assert command[:binary] == procs.scheduled(priority)
