@@ -142,8 +142,10 @@ def start_make_run(folder: Path, workers: int = 1, **settings: str) -> MakeRun:
     env.update(settings)
     log = folder / "make-run.log"
     with log.open("wb") as out:
+        # As a terminal's shell starts it: SIGINT at its default disposition even when the tests run with
+        # it ignored (a background job of a non-interactive shell), which make and bash would inherit.
         process = subprocess.Popen(
-            ["make", "--no-print-directory", "run"],
+            ["env", "--default-signal=INT", "make", "--no-print-directory", "run"],
             cwd=ROOT,
             env=env,
             stdout=out,
