@@ -46,7 +46,11 @@ pytestmark = pytest.mark.integration
 
 GAMES = 6
 ROUNDS_AFTER_PLAY = 2  # archive rounds once every game has ended: each exports what the last one imported
-MOVES_PER_PLAYER = 400  # a bound: a game of Golf (2 rounds) ends long before
+MOVES_PER_PLAYER = 400  # a bound: a game of Golf (2 rounds) ends long before (about 30 moves a seat)
+# Looks at the game while the other seat plays are bounded apart from moves: how many a move takes depends
+# on how the threads share the CPU (alone up to 8; under a loaded machine more).
+LOOKS_PER_MOVE = 50
+WAIT_SECONDS = 0.002  # between two looks while the other seat plays
 PAUSE_SECONDS = 0.01  # between sweeps, so that the players get their turns
 TWO_PEOPLE = {"game": "golf", "seats": [{"kind": "human"}, {"kind": "human"}], "options": {"rounds": 2}}
 
@@ -108,9 +112,17 @@ def play_to_end(proxied: Proxied, told: Told, game_id: str, token: str, player: 
     (or is gone: exported); see take_a_turn."""
     client = proxied.app.test_client()
     choices = random.Random(player)
-    for sent in range(MOVES_PER_PLAYER):
-        if take_a_turn(client, told, game_id, token, player, sent, choices, gone=True) is None:
+    sent = 0
+    for _ in range(LOOKS_PER_MOVE * MOVES_PER_PLAYER):
+        outcome = take_a_turn(client, told, game_id, token, player, sent, choices, gone=True)
+        if outcome is None:
             return
+        if outcome:
+            sent += 1
+            if sent == MOVES_PER_PLAYER:
+                break
+        else:  # the other seat's turn
+            time.sleep(WAIT_SECONDS)
     told.surprises.append(f"game {game_id}: player {player} did not see its end")
 
 
