@@ -25,7 +25,8 @@ worker_connections = WORKER_CONNECTIONS
 graceful_timeout = 5
 control_socket_disable = True  # one per host by default; the supervisor (or signals) manage the processes
 # The access log: the app writes one JSON line per request on the logger `cardtable.access` (with
-# its request id, route, status and duration; service/ops/logs.py), so gunicorn's own is off.
+# its request id, route, status and duration; service/ops/logs.py), so gunicorn's own is off: no file
+# here, and the logging config drops the lines of its logger (a logging config turns them on).
 accesslog = None
 logconfig_dict = logs.logging_config(os.environ.get("SERVER_TIER", "api"))
 

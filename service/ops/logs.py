@@ -58,8 +58,11 @@ def logging_config(process: str, level: str = "INFO") -> dict[str, Any]:
         "handlers": {"console": handler},
         "root": {"level": level, "handlers": ["console"]},
         "loggers": {
-            name: {"level": level, "handlers": ["console"], "propagate": False}
-            for name in ("gunicorn.error", "gunicorn.access", "rq")
+            **{
+                name: {"level": level, "handlers": ["console"], "propagate": False} for name in ("gunicorn.error", "rq")
+            },
+            # One access line a request: the app's (`cardtable.access`, with its request id); gunicorn's is dropped.
+            "gunicorn.access": {"level": "WARNING", "handlers": [], "propagate": False},
         },
     }
 

@@ -377,6 +377,18 @@ def test_a_long_poll_is_counted_while_it_waits(make_run: MakeRun) -> None:
     assert total(scrape(make_run), "cardtable_watchers_open", kind="longpoll") == 0
 
 
+def test_a_request_has_one_access_line_the_apps(make_run: MakeRun) -> None:
+    """gunicorn's own access line (no request id) is not written beside the app's JSON line: the health
+    checks `make run` made on starting and a request now are in the log once each."""
+    request = urllib.request.Request(f"{make_run.url}/v1/catalog", headers={"X-Request-Id": "one-line"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+    wait_until(lambda: '"request_id": "one-line"' in make_run.output(), 10, "the app's access line")
+    lines = [json.loads(line) for line in make_run.output().splitlines() if line.startswith("{")]
+    assert [entry for entry in lines if entry["logger"] == "cardtable.access" and entry["path"] == "/healthz"]
+    assert [entry["message"] for entry in lines if entry["logger"] == "gunicorn.access"] == []
+
+
 def test_the_request_id_is_echoed_and_carried_by_the_json_log_line(make_run: MakeRun) -> None:
     request = urllib.request.Request(f"{make_run.url}/v1/catalog", headers={"X-Request-Id": "trace-42.a:b"})
     with urllib.request.urlopen(request, timeout=30) as response:
