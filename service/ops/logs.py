@@ -50,6 +50,11 @@ def json_formatter() -> logging.Formatter:
 def logging_config(process: str, level: str = "INFO") -> dict[str, Any]:
     """A dictConfig: JSON lines on stderr for the root logger, gunicorn's and RQ's."""
     handler = {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]}
+    loggers: dict[str, Any] = {
+        name: {"level": level, "handlers": ["console"], "propagate": False} for name in ("gunicorn.error", "rq")
+    }
+    # One access line a request: the app's (`cardtable.access`, with its request id); gunicorn's is dropped.
+    loggers["gunicorn.access"] = {"level": "WARNING", "handlers": [], "propagate": False}
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -57,13 +62,7 @@ def logging_config(process: str, level: str = "INFO") -> dict[str, Any]:
         "formatters": {"json": {"()": json_formatter}},
         "handlers": {"console": handler},
         "root": {"level": level, "handlers": ["console"]},
-        "loggers": {
-            **{
-                name: {"level": level, "handlers": ["console"], "propagate": False} for name in ("gunicorn.error", "rq")
-            },
-            # One access line a request: the app's (`cardtable.access`, with its request id); gunicorn's is dropped.
-            "gunicorn.access": {"level": "WARNING", "handlers": [], "propagate": False},
-        },
+        "loggers": loggers,
     }
 
 
