@@ -101,6 +101,8 @@ class Processes:
         self._running: list[subprocess.Popen[bytes]] = []
         self.redis_url = ""
         self.redis_pid = 0
+        self.metrics = folder / "metrics"  # the folder the API and worker processes share their metrics in
+        self.metrics.mkdir()
 
     def _spawn(self, name: str, args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         log = (self.folder / f"{name}.log").open("ab")
@@ -124,8 +126,6 @@ class Processes:
         """The environment of API and worker processes: our Redis, no rate limits, no packing by the
         workers' lifecycle sweep (the memory figures pack the games themselves, after measuring them), and
         one folder the processes share their metrics in, as under `make run`."""
-        metrics = self.folder / "metrics"
-        metrics.mkdir(exist_ok=True)
         return {
             **os.environ,
             "REDIS_URL": self.redis_url,
@@ -133,7 +133,7 @@ class Processes:
             "READS_PER_SECOND": "0",
             "PYTHONUNBUFFERED": "1",
             "COMPACT_AFTER_SECONDS": "86400",
-            "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+            "PROMETHEUS_MULTIPROC_DIR": str(self.metrics),
         }
 
     def start_redis(self) -> redis.Redis:

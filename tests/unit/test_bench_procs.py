@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import configparser
 import shlex
-from pathlib import Path
 
 import pytest
 
 from bench import procs
 from bench.__main__ import APP
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def make_run_gunicorn(program: str) -> list[str]:
     """The gunicorn arguments of a program of scripts/supervisord.conf, from the binary on."""
     conf = configparser.RawConfigParser()
-    conf.read(ROOT / "scripts" / "supervisord.conf")
+    conf.read(procs.ROOT / "scripts" / "supervisord.conf")
     words = shlex.split(conf.get(f"program:{program}", "command"))
     start = next(i for i, word in enumerate(words) if word.endswith("/bin/gunicorn"))
     return words[start + 1 :]

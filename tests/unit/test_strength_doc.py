@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "strength.md"
 RUNS = ROOT / "docs" / "strength"
 PREFIX = ["python", "-m", "workers.simulate"]
+GAME_IDS = [game.id for game in engine.all_games()]
 
 
 def interval(low: float, high: float) -> str:
@@ -116,13 +117,13 @@ def test_the_reading_holds_greedy_beats_random() -> None:
     """The doc's reading: greedy beats random in every game, each paired interval wholly on greedy's better
     side of 0 (the expert against greedy: the test of issue 27's measure below)."""
     read = {name: summary for name, summary in runs().items() if name.endswith("-greedy-random")}
-    assert sorted(read) == sorted(f"{game.id}-greedy-random" for game in engine.all_games())
+    assert sorted(read) == sorted(f"{game_id}-greedy-random" for game_id in GAME_IDS)
     for name, summary in read.items():
         for diff in summary["seats"][0]["paired_diff_ci95"]:
             assert on_the_better_side(summary, diff), (name, diff)
 
 
-@pytest.mark.parametrize("game_id", [game.id for game in engine.all_games()])
+@pytest.mark.parametrize("game_id", GAME_IDS)
 def test_each_game_has_a_row_at_its_experts_default_budget(game_id: str) -> None:
     """Issue 27: the row `<game>-expert-greedy` is the expert the service plays: the game's default budget,
     timed by the clock."""
@@ -132,7 +133,7 @@ def test_each_game_has_a_row_at_its_experts_default_budget(game_id: str) -> None
     assert summary["expert_budget"] == simulate.budget_record(default)
 
 
-@pytest.mark.parametrize("game_id", [game.id for game in engine.all_games()])
+@pytest.mark.parametrize("game_id", GAME_IDS)
 def test_at_its_default_budget_the_expert_beats_every_greedy_seat_over_2000_hands(game_id: str) -> None:
     """Issue 27's measure: every paired interval between the expert and a greedy seat lies on the expert's
     side of 0 (Golf and Switch: fewer points per hand; Rommé and Go5: more)."""
