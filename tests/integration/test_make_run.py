@@ -362,7 +362,8 @@ def test_metrics_parse_as_prometheus_text_and_move_with_requests_and_bot_turns(m
     # A scrape reads the counter and the histogram one after the other; a bot of another test's game
     # may play between the two reads, so the two agree on a scrape where no turn was in between.
     wait_until(lambda: turns_and_delays_agree(scrape(make_run)), 60, "a scrape with each bot turn's delay")
-    assert total(after, "cardtable_games_finished", game="golf") >= 1 + total(before, "cardtable_games_finished")
+    golf_finished = {"name": "cardtable_games_finished", "game": "golf"}
+    assert total(after, **golf_finished) >= 1 + total(before, **golf_finished)
     assert ("cardtable_bot_queue_depth", (("state", "queued"),)) in after
     assert total(after, "cardtable_watchers_open", kind="longpoll") == 0, "no long-poll is open now"
     assert total(after, "cardtable_store_up") == 1
