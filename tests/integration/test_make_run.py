@@ -206,7 +206,10 @@ def wait_finished(run: MakeRun, created: dict[str, Any], seconds: float) -> None
     assert status == 200 and audit["chain_ok"] and audit["replay_ok"] and audit["complete"], audit
 
 
-def scrape(run: MakeRun) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]  # (sample name, labels) -> value
+
+
+def scrape(run: MakeRun) -> Samples:
     """GET /metrics, parsed as Prometheus text: (sample name, labels) -> value."""
     with urllib.request.urlopen(f"{run.url}/metrics", timeout=30) as response:
         assert response.headers["Content-Type"].startswith("text/plain; version=")
@@ -218,7 +221,7 @@ def scrape(run: MakeRun) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]
     }
 
 
-def total(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str) -> float:
+def total(samples: Samples, name: str, **labels: str) -> float:
     """The sum of `name`'s samples whose labels include `labels`."""
     wanted = set(labels.items())
     return sum(value for (sample, have), value in samples.items() if sample == name and wanted <= set(have))
@@ -356,20 +359,23 @@ def test_metrics_parse_as_prometheus_text_and_move_with_requests_and_bot_turns(m
     assert not any(dict(labels).get("route", "").startswith("/v1/games/" + created["id"]) for _, labels in after), (
         "routes are URL rules, not paths"
     )
-    golf_turns = {"name": "cardtable_bot_turns_total", "game": "golf"}
-    turns = total(after, **golf_turns) - total(before, **golf_turns)
+    turns = golf_change(before, after, "cardtable_bot_turns_total")
     assert turns >= 10, "the worker's bot turns are counted in the same metrics"
-    # A scrape reads the counter and the histogram one after the other; a bot of another test's game
-    # may play between the two reads, so the two agree on a scrape where no turn was in between.
+    # A worker counts a turn after storing it, and a scrape reads the counter and the histogram one
+    # after the other: the two agree on a scrape that no turn fell into.
     wait_until(lambda: turns_and_delays_agree(scrape(make_run)), 60, "a scrape with each bot turn's delay")
-    golf_finished = {"name": "cardtable_games_finished", "game": "golf"}
-    assert total(after, **golf_finished) >= 1 + total(before, **golf_finished)
+    assert golf_change(before, after, "cardtable_games_finished") >= 1
     assert ("cardtable_bot_queue_depth", (("state", "queued"),)) in after
     assert total(after, "cardtable_watchers_open", kind="longpoll") == 0, "no long-poll is open now"
     assert total(after, "cardtable_store_up") == 1
 
 
-def turns_and_delays_agree(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float]) -> bool:
+def golf_change(before: Samples, after: Samples, name: str) -> float:
+    """How much golf's samples of `name` grew between two scrapes."""
+    return total(after, name, game="golf") - total(before, name, game="golf")
+
+
+def turns_and_delays_agree(samples: Samples) -> bool:
     """Whether every counted bot turn has its delay observed."""
     delays = total(samples, "cardtable_bot_turn_delay_seconds_count")
     return total(samples, "cardtable_bot_turns_total") == delays
