@@ -235,7 +235,7 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
         {
             "in": "header",
             "name": "Idempotency-Key",
-            "schema": {"type": "string", "maxLength": 200},
+            "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[ -~]+$"},
             "description": "a retry with the same key and body returns the first answer and appends nothing",
         },
         {
@@ -303,7 +303,7 @@ def _expected_version(from_body: int | None) -> int | None:
     if header is None:
         return from_body
     text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit() or len(text) > 18:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise ApiError(400, "invalid_request", 'If-Match must be a version in quotes, like "12"')
     version = int(text)
     if from_body is not None and from_body != version:
@@ -313,6 +313,6 @@ def _expected_version(from_body: int | None) -> int | None:
 
 def _idempotency_key() -> str | None:
     key = flask.request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise ApiError(400, "invalid_request", "Idempotency-Key must be 1 to 200 characters")
+    if key is not None and not (1 <= len(key) <= 200 and all(" " <= char <= "~" for char in key)):
+        raise ApiError(400, "invalid_request", "Idempotency-Key must be 1 to 200 printable ASCII characters")
     return key

@@ -9,9 +9,10 @@ from typing import Any
 
 from domain import engine
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
-from service.play.errors import EventOutOfRange, PlayError, TooManyDisputes
+from service.play.errors import EventOutOfRange, GameNotFound, PlayError, TooManyDisputes
 from service.play.game_service import GameService, LoadedGame
 from service.play.game_view import render
+from service.storage.event_store import GameGone
 
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
 DISPUTES_PAGE = 50  # disputes a page by default ...
@@ -145,7 +146,10 @@ class GameHistory:
             "event_ok": bad is None or bad > seq,
         }
         views = {"full": finished, **self._views(game, seq, None, finished)}
-        dispute_id = self.store.add_dispute(game_id, seat, self.disputes_per_seat, {**dispute, "views": views})
+        try:
+            dispute_id = self.store.add_dispute(game_id, seat, self.disputes_per_seat, {**dispute, "views": views})
+        except GameGone as error:
+            raise GameNotFound(game_id) from error
         if dispute_id is None:
             raise self._too_many()
         return {"id": dispute_id, "number": _number(dispute_id), **dispute}

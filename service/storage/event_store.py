@@ -166,9 +166,12 @@ DROPPED_WHEN_PACKED = ("idem", "recent", "snapshots")  # a game's keys, besides 
 OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
 
 
-# KEYS: disputes stream. ARGV: seat, the seat's limit, the dispute as JSON.
+# KEYS: disputes stream, meta, packed value. ARGV: seat, the seat's limit, the dispute as JSON.
 # The seat's disputes are counted by their `s` field (a game holds at most players x limit of them).
+# A game that is gone (exported and deleted since the dispute was decided) takes none: its key would be
+# an orphan that no file holds.
 _ADD_DISPUTE = """
+if redis.call('EXISTS', KEYS[2]) == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return {'gone', ''} end
 local mine = 0
 for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
   local fields = entry[2]
@@ -219,6 +222,10 @@ def store_call(function: Any, *args: Any, **kwargs: Any) -> Any:
 
 class RestoreRefused(ValueError):
     """A game to restore whose disputes are not well-formed; nothing was written."""
+
+
+class GameGone(Exception):
+    """The game is no longer stored (its export deleted it): nothing was written."""
 
 
 class GameExists(Exception):
@@ -523,9 +530,13 @@ class EventStore:
 
     def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
         """Store a dispute of `seat` as the game's next one; its entry id, or None when the seat
-        has `per_seat` disputes already (checked and written in one script)."""
+        has `per_seat` disputes already (checked and written in one script); GameGone when the game
+        is no longer stored (an export deleted it)."""
         args = [seat, per_seat, json.dumps(dispute, separators=(",", ":"), ensure_ascii=False)]
-        outcome, detail = self._run(self._add_dispute, [_disputes_key(game_id)], args)
+        keys = [_disputes_key(game_id), _keys(game_id)[1], _packed_key(game_id)]
+        outcome, detail = self._run(self._add_dispute, keys, args)
+        if outcome == "gone":
+            raise GameGone(game_id)
         return detail if outcome == "ok" else None
 
     def disputes(self, game_id: str, after: int = 0, count: int | None = None) -> list[tuple[str, dict[str, Any]]]:
