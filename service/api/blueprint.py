@@ -11,6 +11,7 @@ import flask
 import flask_smorest
 import marshmallow as ma
 from marshmallow import validate
+from webargs.core import missing
 from webargs.flaskparser import FlaskParser
 
 from service.api.followers import Watchers
@@ -52,7 +53,8 @@ class ProblemParser(FlaskParser):
             raise  # webargs answers these itself: 400 "Invalid JSON body."
         except ValueError as error:  # json's other refusal: an integer of more than 4300 digits
             raise ApiError(400, "invalid_request", "Invalid JSON body: a number has too many digits.") from error
-        _require_unicode_text(loaded)
+        if loaded is not missing:  # no JSON body
+            _require_unicode_text(loaded)
         return loaded
 
     def handle_error(
