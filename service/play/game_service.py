@@ -339,10 +339,13 @@ class GameService:
             return False
         return True
 
-    def abandon(self, game_id: str, reason: str) -> list[dict[str, Any]]:
+    def abandon(self, game_id: str, reason: str, version: int | None = None) -> list[dict[str, Any]]:
         """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a
-        compare-and-append at the version it was decided on; returns the records appended."""
+        compare-and-append at the version it was decided on; returns the records appended. `version`:
+        only at that version (where the caller found the game idle); VersionConflict when it moved on."""
         loaded = self.repository.load(game_id)
+        if version is not None and loaded.version != version:
+            raise VersionConflict(version, loaded.version)
         try:
             snap, events = engine.abandon(loaded.snap, reason)
         except DomainError as error:

@@ -182,7 +182,7 @@ class Lifecycle:
             return False
         days = self.settings.abandon_after_days
         try:
-            self.service.abandon(game_id, f"no action for {days} days")
+            self.service.abandon(game_id, f"no action for {days} days", loaded.version)
         except (VersionConflict, RuleViolation):  # someone acted meanwhile: not idle after all
             return False
         self.store.compact(game_id)

@@ -257,3 +257,37 @@ def test_a_finished_game_whose_end_was_not_noted_is_found_among_the_idle_and_pac
     assert fake_redis.zscore(UNPACKED_KEY, game_id) is not None
     assert Lifecycle(app.extensions["games"], settings, lambda: later).run_once().packed == [game_id]
     assert game_keys(fake_redis, game_id) == {"packed", "disputes"}
+
+
+def test_a_game_is_not_abandoned_when_its_player_moves_after_the_sweep_found_it_idle(
+    client: FlaskClient, app: flask.Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep decides a game is idle on one load; the person moves right after (forced here, after the
+    sweep's read of the last event); the abandonment must be refused at the version it was decided on,
+    not appended after the move (issue 35, item 8)."""
+    created = create(client, "golf")
+    game_id, token = created["id"], created["seats"][0]["token"]
+    store = app.extensions["games"].store
+    read = store.read
+    moved: list[int] = []
+
+    def read_then_the_person_moves(*args: Any, **kwargs: Any) -> Any:
+        records = read(*args, **kwargs)
+        if not moved:
+            moved.append(0)  # once: the move below reads the store too
+            answer = client.post(
+                f"/v1/games/{game_id}/actions", json={"type": "reveal", "positions": [0, 1]}, headers=auth(token)
+            )
+            moved[0] = answer.status_code
+        return records
+
+    monkeypatch.setattr(store, "read", read_then_the_person_moves)
+    later = time.time() + 31 * 86400
+    outcome = Lifecycle(app.extensions["games"], LifecycleSettings(abandon_after_days=30), lambda: later).run_once()
+
+    assert moved == [200]
+    assert outcome.abandoned == []
+    view = client.get(f"/v1/games/{game_id}").get_json()
+    assert view["status"] == "active"
+    last = client.get(f"/v1/games/{game_id}/events").get_json()["events"][-1]
+    assert last["type"] != "GameAbandoned" and last["actor"] == 0
