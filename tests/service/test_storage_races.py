@@ -279,3 +279,21 @@ def test_a_dispute_filed_while_the_export_deletes_its_game_is_refused_and_leaves
     assert game_keys(fake_redis, game_id) == []
     assert archive.import_file(tmp_path / f"{game_id}.json.gz") == (game_id, "imported")
     assert read_file(tmp_path / f"{game_id}.json.gz")["private"]["disputes"] == []
+
+
+def test_a_game_stored_with_a_name_that_is_no_text_is_kept_and_the_export_goes_on(
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+) -> None:
+    """A seat name holding a lone surrogate was accepted at creation before requests were checked for it
+    (issue 35, item 6); every export run then crashed at that game, so no later game was ever exported. Such
+    a game is kept, and the games after it are exported."""
+    seats = [{"kind": "bot", "level": "random", "name": "bot \ud800"}, {"kind": "bot", "level": "random"}]
+    first = app.extensions["games"].create_game("golf", seats, {"rounds": 1})  # as the API took it before
+    dispatcher.drain()
+    games = [first["id"], finished_game(client, app, dispatcher)]
+
+    outcomes = Archive(app.extensions["games"]).export(datetime.now(UTC) + timedelta(days=1), tmp_path)
+
+    assert outcomes[games[1]] == "exported"
+    assert outcomes[games[0]].startswith("kept: it could not be exported (UnicodeEncodeError")
+    assert sorted(path.name for path in tmp_path.iterdir()) == [f"{games[1]}.json.gz"]
