@@ -89,8 +89,10 @@ export PDEATHSIG
 
 "$VENV/bin/supervisord" --configuration scripts/supervisord.conf &
 supervisor=$!
+stopping=""
 stop_all() {
   trap - INT TERM
+  stopping=yes
   echo "Stopping..."
   kill -TERM "$supervisor" 2>/dev/null || true
 }
@@ -113,6 +115,14 @@ if kill -0 "$supervisor" 2>/dev/null; then
   echo "Press Ctrl-C to stop."
 fi
 # `wait` returns early when a signal's trap runs: wait again until supervisord has stopped every child.
-while kill -0 "$supervisor" 2>/dev/null; do
-  wait "$supervisor" || true
+while :; do
+  status=0
+  wait "$supervisor" || status=$?
+  kill -0 "$supervisor" 2>/dev/null || break
 done
+if [ -z "$stopping" ]; then
+  # supervisord ended without being asked to (killed, or it could not start): say so, and fail.
+  echo "make run: supervisord ended by itself (exit status $status); its log: $RUN_DIR/supervisord.log" >&2
+  [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"

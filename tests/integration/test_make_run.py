@@ -452,6 +452,7 @@ def test_stopping_make_run_leaves_no_process_and_no_scheduler_lock(tmp_path: Pat
     left = [pid for pid in children if alive(pid)]
     assert not left, f"processes left after {how}: {left}"
     assert "Stopping..." in run.output()
+    assert "supervisord ended by itself" not in run.output(), "it was asked to stop"
     # The data folder as Redis left it, in a redis-server of the test's own: no scheduler lock is held.
     process, port = start_redis(run.var / "redis", "--appendonly", "yes")
     try:
