@@ -58,20 +58,30 @@ case "${REDIS_URL:-}" in
 esac
 
 export RUN_DIR="$VAR_DIR/run" REDIS_DIR="$VAR_DIR/redis"
-mkdir -p "$RUN_DIR" "$REDIS_DIR"
+if [ -z "${REDIS_URL:-}" ]; then
+  REDIS_PORT="${REDIS_PORT:-$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+  export REDIS_PORT START_REDIS=true
+else
+  export REDIS_PORT=0 START_REDIS=false
+fi
+# One `make run` per VAR_DIR: the lock on fd 9 is held by this script and supervisord (which inherits it)
+# until both have ended. Before anything is started or emptied, scripts/preflight.py takes it and checks
+# that the ports are free; else it says what is in the way and how to run a second one beside it.
+mkdir -p "$RUN_DIR"
+exec 9<>"$RUN_DIR/make-run.lock"
+"$VENV/bin/python" scripts/preflight.py "$VAR_DIR" 9 || exit 1
+
+mkdir -p "$REDIS_DIR"
 # A fresh folder for the processes' metrics files (prometheus-client's multiprocess mode).
 export PROMETHEUS_MULTIPROC_DIR="$VAR_DIR/metrics"
 rm -rf "$PROMETHEUS_MULTIPROC_DIR"
 mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 
-if [ -z "${REDIS_URL:-}" ]; then
+if [ "$START_REDIS" = true ]; then
   scripts/ensure-redis.sh
-  REDIS_PORT="${REDIS_PORT:-$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
-  export REDIS_PORT START_REDIS=true
   export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
   echo "Starting redis-server on port $REDIS_PORT (data in $REDIS_DIR, append-only file on, fsync always, noeviction)"
 else
-  export REDIS_PORT=0 START_REDIS=false
   echo "Using Redis at $REDIS_URL"
 fi
 if [ -n "${QUEUE_REDIS_URL:-}" ]; then
