@@ -7,7 +7,8 @@
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
 # QUEUE_REDIS_URL, a plain Redis (see docs/operations.md, "Running on Redis Cluster").
 # VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's
-# files (run/: its log, pid and socket for `supervisorctl -s unix://$VAR_DIR/run/supervisor.sock status`).
+# files (run/: its log, pid and socket for `supervisorctl -s unix://$VAR_DIR/run/supervisor.sock status`,
+# and make-run.lock: one `make run` per VAR_DIR, see scripts/preflight.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
