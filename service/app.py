@@ -24,7 +24,7 @@ from service.api import stream_routes as live
 from service.api import web_page as web
 from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.api.followers import Watchers
-from service.api.problems import ApiError, problem_body, problem_for, store_unavailable
+from service.api.problems import ApiError, problem_for, store_unavailable
 from service.ops import logs, metrics
 from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
@@ -120,7 +120,7 @@ def build_services(
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
         dispatcher = RQDispatcher(queue_client, store_client)
     games = GameService(store, dispatcher)
-    history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)), problem_body)
+    history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     return Services(store_client, store, dispatcher, games, history)
 
 

@@ -18,6 +18,7 @@ from service.api.blueprint import (
     checked_id,
     required_bearer_token,
 )
+from service.api.problems import problem_of_data
 from service.api.rate_limits import READS_LIMITED
 from service.api.shared_schemas import (
     MAX_SEQ,
@@ -32,7 +33,7 @@ from service.api.shared_schemas import (
 )
 from service.api.spec_plugin import Enum, OneOf
 from service.api.view_schemas import fields as view_fields
-from service.play.game_history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, GameHistory
+from service.play.game_history import DISPUTES_PAGE, DISPUTES_PAGE_MAX, DisputePage, GameHistory
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="Replay, records, audits and disputes")
 
@@ -238,4 +239,27 @@ def post_dispute(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 )
 def get_disputes(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """A page of disputes, each with its verdict from when it was filed and the game just before and after its event."""
-    return history().disputes(checked_id(game_id), bearer_token(), query["after"], query["limit"])
+    game_id = checked_id(game_id)
+    return listed_page(
+        game_id, history().disputes(game_id, bearer_token(), query["after"], query["limit"]), query["limit"]
+    )
+
+
+def listed_page(game_id: str, page: DisputePage, limit: int) -> dict[str, Any]:
+    """A page of disputes as the API lists it: a view that the stored events cannot give with its
+    refusal as a problem, and `next` as the path of the next page (null on the last)."""
+    after = page.next_after
+    return {
+        "disputes": [
+            {**dispute, "before": _shown(dispute["before"]), "after": _shown(dispute["after"])}
+            for dispute in page.disputes
+        ],
+        "next": None if after is None else f"/v1/games/{game_id}/disputes?after={after}&limit={limit}",
+    }
+
+
+def _shown(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A step's view as listed; `{"error": <refusal as data>}` with its problem document instead."""
+    if view is None or set(view) != {"error"}:
+        return view
+    return {"error": problem_of_data(view["error"])}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from service.play.errors import (
@@ -92,9 +93,14 @@ def problem_for(error: PlayError) -> ApiError:
     return ApiError(status_of(type(error)), error.code, error.detail, error.rule, headers)
 
 
-def problem_body(error: PlayError) -> dict[str, Any]:
-    """The problem+json document of a refusal (stored in a dispute's view of a step that does not replay)."""
-    return problem_for(error).body()
+def problem_of_data(refusal: Mapping[str, Any]) -> dict[str, Any]:
+    """The problem+json document of a refusal kept as data (PlayError.as_data: a dispute's view of a step
+    that does not replay); one kept as its problem already (by an earlier version) as it is."""
+    if "status" in refusal:
+        return dict(refusal)
+    code = refusal["code"]
+    status = next((status for kind, status in STATUS_OF.items() if getattr(kind, "code", None) == code), 500)
+    return ApiError(status, code, refusal["detail"], refusal.get("rule")).body()
 
 
 def store_unavailable() -> ApiError:

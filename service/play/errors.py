@@ -17,6 +17,14 @@ class PlayError(Exception):
         super().__init__(detail)
         self.detail = detail
 
+    def as_data(self) -> dict[str, str]:
+        """The refusal as JSON data, its code, detail and rule id (when it has one): what a dispute keeps
+        of a step that does not replay (the API shows it as its problem, service/api/problems.py)."""
+        data = {"code": self.code, "detail": self.detail}
+        if self.rule:
+            data["rule"] = self.rule
+        return data
+
 
 class Refusal(PlayError):
     """A refusal whose code comes with it (the rules', a malformed field's); `rule`: the rule id."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Callable
@@ -19,22 +20,22 @@ DISPUTES_PAGE = 50  # disputes a page by default ...
 DISPUTES_PAGE_MAX = 200  # ... and at most
 
 
+@dataclasses.dataclass(frozen=True)
+class DisputePage:
+    """A page of a game's disputes, and the number to list the next page after (None on the last)."""
+
+    disputes: list[dict[str, Any]]
+    next_after: int | None
+
+
 class GameHistory:
     """Replays, records, audits and disputes of stored games."""
 
-    def __init__(
-        self,
-        games: GameService,
-        disputes_per_seat: int = DISPUTES_PER_SEAT,
-        describe_error: Callable[[PlayError], dict[str, Any]] | None = None,
-    ) -> None:
-        """`describe_error`: a step's view that does not replay, as a dispute lists it (the API's problem
-        document, service/api/problems.py); without it, listing such a dispute raises the error."""
+    def __init__(self, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> None:
         self.games = games
         self.repository = games.repository
         self.store = games.store
         self.disputes_per_seat = disputes_per_seat
-        self.describe_error = describe_error
 
     # ------------------------------------------------------------ replay
 
@@ -157,12 +158,12 @@ class GameHistory:
     def _too_many(self) -> TooManyDisputes:
         return TooManyDisputes(self.disputes_per_seat)
 
-    def disputes(self, game_id: str, token: str | None, after: int = 0, limit: int = DISPUTES_PAGE) -> dict[str, Any]:
+    def disputes(self, game_id: str, token: str | None, after: int = 0, limit: int = DISPUTES_PAGE) -> DisputePage:
         """A page of the game's disputes: those numbered after `after`, at most `limit`, each with
         the verdict stored when it was filed and the caller's views just before and after its event.
 
         A view that the stored events cannot give (damaged before it, or the event is gone) is
-        `{"error": <problem>}` instead. `next` is the path of the next page, null on the last.
+        `{"error": <the refusal as data>}` instead (PlayError.as_data).
         """
         header = self._header(game_id)
         seat = header.seat_for_token(token) if token else None
@@ -172,9 +173,7 @@ class GameHistory:
         listed = [
             self._review(game, dispute_id, dispute, seat, finished, audit_now) for dispute_id, dispute in page[:limit]
         ]
-        more = len(page) > limit
-        next_page = f"/v1/games/{game_id}/disputes?after={listed[-1]['number']}&limit={limit}" if more else None
-        return {"disputes": listed, "next": next_page}
+        return DisputePage(listed, listed[-1]["number"] if len(page) > limit else None)
 
     def _review(
         self,
@@ -220,9 +219,7 @@ class GameHistory:
         try:
             return self._view_at(game, at, seat, finished)
         except PlayError as error:
-            if self.describe_error is None:
-                raise
-            return {"error": self.describe_error(error)}
+            return {"error": error.as_data()}
 
 
 def _number(dispute_id: str) -> int:

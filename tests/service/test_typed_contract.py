@@ -24,8 +24,8 @@ from domain.bots import policy_for
 from domain.shuffle import SeededStream
 from service.api.action_event_schemas import camel
 from service.api.game_routes import ActionResultSchema, GameViewSchema
-from service.api.history_routes import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema
-from service.play.game_history import GameHistory
+from service.api.history_routes import DisputeSchema, DisputesSchema, RecordSchema, ReplaySchema, listed_page
+from service.play.game_history import DISPUTES_PAGE, GameHistory
 from service.play.game_service import GameService
 from service.play.game_view import render
 from tests.conftest import RecordingDispatcher
@@ -136,7 +136,7 @@ def check_history(app: flask.Flask, contract: Contract, gid: str, name: str, tok
         dumped_is_raw(DisputeSchema(), dispute)
         contract.validate("Dispute", as_json(dispute))
     for token in (None, seat_token):  # a finished game: the caller sees every card without a token
-        page = history.disputes(gid, token)
+        page = listed_page(gid, history.disputes(gid, token), DISPUTES_PAGE)
         assert len(page["disputes"]) == 3
         dumped_is_raw(DisputesSchema(), page)
         contract.validate("Disputes", as_json(page))
