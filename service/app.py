@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any
 
 import flask
 import flask_smorest
@@ -25,14 +24,12 @@ from service.api import web_page as web
 from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
 from service.api.followers import Watchers
 from service.api.problems import ApiError, problem_for, store_unavailable
+from service.bootstrap import build_services, connection_settings
 from service.ops import logs, metrics
 from service.play.errors import PlayError
-from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
-from service.play.game_service import GameService
+from service.play.game_history import DISPUTES_PER_SEAT
 from service.play.job_queue import BotDispatcher, RQDispatcher
-from service.storage.event_store import EventStore, StoreUnavailable
-from service.storage.game_index import GameIndex
-from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, redis_clients
+from service.storage.event_store import StoreUnavailable
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -62,66 +59,6 @@ class Api(flask_smorest.Api):  # type: ignore[misc]
     def _register_pagination_header(self) -> None:
         """None: the API pages with its own `after`/`limit`, so flask-smorest's pagination header and
         its PaginationMetadata schema would be unused components."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Services:
-    """One process's object graph: the API's, a worker's or the archive CLI's."""
-
-    store_client: StoreClient  # the event store's Redis (the rate limits count there too)
-    store: EventStore
-    dispatcher: BotDispatcher  # where the next bot turn or turn timeout goes
-    games: GameService
-    history: GameHistory
-
-    @property
-    def index(self) -> GameIndex:
-        """The games by their stage of life (the GameService's)."""
-        return self.games.index
-
-
-class ConnectionSettings(TypedDict):
-    """Where the event store and the bot queue live (service/storage/redis_clients.py)."""
-
-    REDIS_URL: str
-    QUEUE_REDIS_URL: str | None
-
-
-def connection_settings() -> ConnectionSettings:
-    """REDIS_URL (default localhost:6379) and QUEUE_REDIS_URL, from the environment."""
-    return {
-        "REDIS_URL": os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
-        "QUEUE_REDIS_URL": os.environ.get("QUEUE_REDIS_URL"),
-    }
-
-
-def build_services(
-    settings: Mapping[str, Any],
-    *,
-    redis_client: StoreClient | None = None,
-    dispatcher: BotDispatcher | None = None,
-) -> Services:
-    """The object graph, wired once for the API, the workers and the CLIs.
-
-    Without a client it connects to the settings' REDIS_URL and QUEUE_REDIS_URL
-    (service/storage/redis_clients.py); a client given serves the store, its blocking reads and the
-    queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
-    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes."""
-    queue_client: StoreClient
-    if redis_client is None:
-        store_client, blocking_client, queue_client = redis_clients(
-            settings["REDIS_URL"], settings.get("QUEUE_REDIS_URL")
-        )
-    else:
-        store_client = blocking_client = queue_client = redis_client
-    store = EventStore(store_client, blocking_client)
-    if dispatcher is None:
-        if not isinstance(queue_client, redis.Redis):
-            raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
-        dispatcher = RQDispatcher(queue_client, store_client)
-    games = GameService(store, dispatcher)
-    history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
-    return Services(store_client, store, dispatcher, games, history)
 
 
 def create_app(

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from service.app import build_services, connection_settings
+from service.bootstrap import build_services, connection_settings
 from service.play.job_queue import NoDispatcher
 from service.storage.redis_clients import connect
 from service.upkeep.archive import Archive

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from service.app import Services, build_services, connection_settings
+from service.bootstrap import Services, build_services, connection_settings
 from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher
 from service.storage.redis_clients import queue_url_for

@@ -11,7 +11,8 @@ import pytest
 
 import service.archive
 from service import app as root
-from service.app import Services, build_services, create_app
+from service.app import create_app
+from service.bootstrap import Services, build_services
 from service.play.job_queue import NoDispatcher, RQDispatcher
 from tests.conftest import RecordingDispatcher
 from workers import context
