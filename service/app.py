@@ -17,6 +17,7 @@ from service.api import game_routes as games_api
 from service.api import health_routes as health
 from service.api import history_routes as history_api
 from service.api import rate_limits as ratelimit
+from service.api import request_log
 from service.api import spec_plugin as contract
 from service.api import spec_routes as apidocs
 from service.api import stream_routes as live
@@ -25,7 +26,7 @@ from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validati
 from service.api.followers import Watchers
 from service.api.problems import ApiError, problem_for, store_unavailable
 from service.bootstrap import build_services, connection_settings
-from service.ops import logs, metrics
+from service.ops import metrics
 from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT
 from service.play.job_queue import BotDispatcher, RQDispatcher
@@ -82,7 +83,7 @@ def create_app(
     )
     app.config.update(settings or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    logs.init_app(app)  # first, so that every request is timed and has its id before other hooks run
+    request_log.init_app(app)  # first, so that every request is timed and has its id before other hooks run
     services = build_services(app.config, redis_client=redis_client, dispatcher=dispatcher)
     app.extensions["games"] = services.games
     app.extensions["history"] = services.history

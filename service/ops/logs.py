@@ -11,14 +11,11 @@ from __future__ import annotations
 import logging
 import logging.config
 import re
-import time
 import uuid
 from typing import Any
 
 import flask
 from pythonjsonlogger.json import JsonFormatter
-
-from service.ops import metrics
 
 REQUEST_ID_HEADER = "X-Request-Id"
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -76,38 +73,3 @@ def request_id_from(header: str | None) -> str:
     if header is not None and SANE_REQUEST_ID.fullmatch(header):
         return header
     return uuid.uuid4().hex
-
-
-def init_app(app: flask.Flask) -> None:
-    """Give every request an id, echo it, count the request and log it."""
-    app.before_request(_start)
-    app.after_request(_finish)
-
-
-def _start() -> None:
-    flask.g.request_id = request_id_from(flask.request.headers.get(REQUEST_ID_HEADER))
-    flask.g.started = time.perf_counter()
-
-
-def _finish(response: flask.Response) -> flask.Response:
-    request = flask.request
-    request_id = flask.g.get("request_id") or request_id_from(None)
-    response.headers[REQUEST_ID_HEADER] = request_id
-    seconds = time.perf_counter() - flask.g.get("started", time.perf_counter())
-    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-    metrics.observe_request(request.method, route, response.status_code, seconds)
-    ACCESS.info(
-        "%s %s %s",
-        request.method,
-        request.path,
-        response.status_code,
-        extra={
-            "request_id": request_id,
-            "method": request.method,
-            "path": request.path,
-            "route": route,
-            "status": response.status_code,
-            "duration_ms": round(seconds * 1000, 2),
-        },
-    )
-    return response
