@@ -1,4 +1,4 @@
-"""The worker process's one object graph, built by the wiring root (service/app.py) on first use."""
+"""The worker process's one object graph, built by the wiring root (service/bootstrap.py) on first use."""
 
 from __future__ import annotations
 

@@ -6,14 +6,21 @@ import time
 
 import flask
 
-from service.ops import metrics
+from service.ops import logs, metrics
 from service.ops.logs import ACCESS, REQUEST_ID_HEADER, request_id_from
 
 
 def init_app(app: flask.Flask) -> None:
     """Give every request an id, echo it, count the request and log it."""
+    logs.read_request_ids_from(_current_request_id)
     app.before_request(_start)
     app.after_request(_finish)
+
+
+def _current_request_id() -> str | None:
+    """The id of the request being served; None outside a request."""
+    request_id: str | None = flask.g.get("request_id") if flask.has_request_context() else None
+    return request_id
 
 
 def _start() -> None:

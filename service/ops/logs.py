@@ -3,7 +3,8 @@
 Every request gets an id: the client's `X-Request-Id` when it is sane (1 to 128 letters, digits and
 `._:-`), else a new one. It is echoed in the answer's `X-Request-Id`, carried by every log line
 written while the request is served, and by the request's own line on the logger `cardtable.access`
-(method, path without the query, route, status, duration).
+(method, path without the query, route, status, duration). The HTTP edge keeps the id and writes that
+line (service/api/request_log.py); a process that serves no request (a worker) loads no web framework.
 """
 
 from __future__ import annotations
@@ -12,14 +13,27 @@ import logging
 import logging.config
 import re
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-import flask
 from pythonjsonlogger.json import JsonFormatter
 
 REQUEST_ID_HEADER = "X-Request-Id"
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 ACCESS = logging.getLogger("cardtable.access")
+
+
+def _no_request() -> str | None:
+    return None
+
+
+_current_request_id: Callable[[], str | None] = _no_request
+
+
+def read_request_ids_from(current: Callable[[], str | None]) -> None:
+    """Where the log finds the id of the request being served (None outside a request): the HTTP edge's."""
+    global _current_request_id
+    _current_request_id = current
 
 
 class RequestIdFilter(logging.Filter):
@@ -31,7 +45,7 @@ class RequestIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = flask.g.get("request_id") if flask.has_request_context() else None
+            record.request_id = _current_request_id()
         record.process_kind = self.process
         return True
 

@@ -183,6 +183,32 @@ def test_log_lines_are_json_with_the_request_id(client: FlaskClient, caplog: pyt
     assert line["duration_ms"] >= 0 and line["message"] == "GET /v1/catalog 200"
 
 
+def test_every_line_logged_while_a_request_is_served_carries_its_id(app: flask.Flask) -> None:
+    """Not only the access line: any logger's line written inside the request has its id, none outside it."""
+    lines: list[str] = []
+
+    class Lines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(f"{record.getMessage()} {getattr(record, 'request_id', '-')}")
+
+    handler = Lines()
+    handler.addFilter(logs.RequestIdFilter("api"))
+    logger = logging.getLogger("workings")
+    logger.addHandler(handler)
+
+    @app.route("/logs-a-line")
+    def logs_a_line() -> str:
+        logger.warning("inside")
+        return "ok"
+
+    try:
+        assert app.test_client().get("/logs-a-line", headers={"X-Request-Id": "inside-1"}).status_code == 200
+        logger.warning("outside")
+    finally:
+        logger.removeHandler(handler)
+    assert lines == ["inside inside-1", "outside None"]
+
+
 def test_a_restarted_api_forgets_the_live_gauges_of_processes_killed_without_clean_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,7 +1,12 @@
-"""One wiring root (service/app.py): the API, the workers and the archive CLI are built by build_services."""
+"""One wiring root (service/bootstrap.py): the API, the workers and the archive CLI are built by build_services;
+a worker loads no part of the HTTP edge."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,6 +21,8 @@ from service.bootstrap import Services, build_services
 from service.play.job_queue import NoDispatcher, RQDispatcher
 from tests.conftest import RecordingDispatcher
 from workers import context
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def record_builds(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[Services]:
@@ -67,3 +74,27 @@ def test_the_archive_cli_uses_the_root_with_no_dispatcher(
     assert service.archive.main(["import", str(tmp_path)]) == 0
     assert capsys.readouterr().out == "0 of 0 games imported\n"
     assert len(built) == 1 and isinstance(built[0].dispatcher, NoDispatcher) and built[0].store_client is fake_redis
+
+
+EDGE = ("flask", "flask_smorest", "werkzeug", "service.api", "service.app")
+WORKER_START = """
+import json, sys
+from workers import context
+context.services()
+import workers.__main__, workers.bot_turns, workers.reconcile, workers.turn_timeouts
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_workers_services_and_its_jobs_load_no_http_edge(tmp_path: Path) -> None:
+    """A worker process builds its services and imports its entry point and job modules without Flask or a route."""
+    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0", "PYTHONPATH": str(ROOT)}  # connects on first use only
+    env.pop("QUEUE_REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_START], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert "workers.context" in loaded and "service.bootstrap" in loaded
+    edge = [name for name in loaded if any(name == top or name.startswith(f"{top}.") for top in EDGE)]
+    assert not edge, f"a worker loads the HTTP edge: {edge}"
