@@ -1,4 +1,5 @@
-"""The Flask app factory: configuration, blueprints, problem+json errors."""
+"""The Flask app factory: the wiring root's services (service/bootstrap.py) behind blueprints, rate limits,
+the request log and problem+json errors."""
 
 from __future__ import annotations
 
