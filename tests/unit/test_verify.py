@@ -516,7 +516,7 @@ def test_a_record_reveals_the_nonce_in_its_last_event_and_the_chain_holds_it() -
     """C-4: SeedRevealed carries the seed and the nonce; a nonce changed there breaks the chain."""
     record = finished_record("golf")
     assert seed_revealed(record["events"])["data"] == {"seed": "verify-test", "nonce": NONCE}
-    assert record["events"][0]["data"]["rules_version"] == record["rules_version"] == 1
+    assert record["events"][0]["data"]["rules_version"] == record["rules_version"] == 2
     seed_revealed(record["events"])["data"]["nonce"] = "f" * 64
     record["nonce"] = "f" * 64
     verdict = verify(record)
@@ -541,12 +541,12 @@ def test_an_old_format_record_without_a_nonce_still_passes(game_id: str, tmp_pat
 def test_a_record_that_claims_another_rules_version_than_its_first_event_fails_at_event_1() -> None:
     """A record's rules version (missing: 1) is the one its first event states, with or without the seed."""
     for record in (finished_record("go5"), running_record("go5")):
-        assert record["rules_version"] == record["events"][0]["data"]["rules_version"] == 2
-        record["rules_version"] = 1
+        assert record["rules_version"] == record["events"][0]["data"]["rules_version"] == 3
+        record["rules_version"] = 2
         verdict = verify(record)
         assert not verdict.ok and verdict.first_bad_seq == 1, verdict.detail
     old = make_record("golf", nonce=None)
-    old["rules_version"] = 2  # golf has no version 2: refused at the setup
+    old["rules_version"] = 3  # golf has no version 3: refused at the setup
     assert verify(old).first_bad_seq == 1
 
 
