@@ -621,9 +621,7 @@ class EventStore:
         entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
         return sum(1 for _, fields in entries if fields.get("s") == str(seat))
 
-    def records_after(
-        self, game_id: str, after: int, count: int | None = None
-    ) -> tuple[list[dict[str, Any]], bool]:
+    def records_after(self, game_id: str, after: int, count: int | None = None) -> tuple[list[dict[str, Any]], bool]:
         """Records with seq > after (at most `count`), and whether the game is packed (it has ended:
         nothing can follow)."""
         texts, packed = self._texts(game_id, after, count)
