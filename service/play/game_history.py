@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,9 @@ from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.play.errors import EventOutOfRange, PlayError, TooManyDisputes
 from service.play.game_service import GameService, LoadedGame
 from service.play.game_view import render
+from service.storage.event_store import StoreUnavailable
 
+log = logging.getLogger(__name__)
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
 DISPUTES_PAGE = 50  # disputes a page by default ...
 DISPUTES_PAGE_MAX = 200  # ... and at most
@@ -80,7 +83,10 @@ class GameHistory:
             answer: dict[str, Any] = json.loads(kept[len(code) :])
             return answer
         answer = make(game_id)
-        self.store.keep_answer(game_id, name, code + json.dumps(answer, separators=(",", ":")).encode("utf-8"))
+        try:
+            self.store.keep_answer(game_id, name, code + json.dumps(answer, separators=(",", ":")).encode("utf-8"))
+        except StoreUnavailable as error:  # answered all the same; the next request makes it again
+            log.warning("game %s: its %s not kept: %s", game_id, name, error)
         return answer
 
     def _record(self, loaded: LoadedGame, records: list[Any]) -> dict[str, Any]:

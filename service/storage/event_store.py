@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import threading
 import time
 import zlib
@@ -44,6 +45,8 @@ from redis.exceptions import ClusterError, SlotNotCoveredError
 from service.ops import metrics
 from service.storage.packed_games import Entry, Packed, encode_record, pack, unpack
 from service.storage.redis_clients import StoreClient, sent_once
+
+log = logging.getLogger(__name__)
 
 # KEYS: stream, meta hash, packed. ARGV: number of meta items, meta field/value pairs..., records...
 # An id in use answers `exists` with that game's nonce: a resend can tell its own create from a clash.
@@ -373,7 +376,10 @@ class EventStore:
         if kept is not None:
             return {str(key): str(text) for key, text in json.loads(kept).items()}
         meta = dict(self._unpacked_value(game_id, value).meta)
-        self._keep_answer(game_id, "meta", value, json.dumps(meta).encode("utf-8"))
+        try:
+            self._keep_answer(game_id, "meta", value, json.dumps(meta).encode("utf-8"))
+        except StoreUnavailable as error:  # the read answers all the same; a later one keeps it
+            log.warning("game %s: its meta not kept beside its packed value: %s", game_id, error)
         return meta
 
     def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
@@ -486,7 +492,10 @@ class EventStore:
             return "missing"  # packed, then exported by another process before the drop's reply came
         if outcome != "ok":
             raise CompactionError(f"game {game_id} changed while it was packed; left as it is")
-        self._keep_answer(game_id, "meta", value, json.dumps(meta).encode("utf-8"))  # a read of it unpacks nothing
+        try:  # so that a read of the meta unpacks nothing; else the first read that needs it keeps it
+            self._keep_answer(game_id, "meta", value, json.dumps(meta).encode("utf-8"))
+        except StoreUnavailable as error:
+            log.warning("game %s packed; its meta not kept beside it yet: %s", game_id, error)
         return "packed"
 
     def _read_game(self, game_id: str) -> _Keys:
