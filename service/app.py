@@ -30,7 +30,7 @@ from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import BotDispatcher, RQDispatcher
-from service.storage.event_store import EventStore, StoreUnavailable
+from service.storage.event_store import PACKED_CACHE_BYTES, EventStore, StoreUnavailable
 from service.storage.game_index import GameIndex
 from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, redis_clients
 
@@ -106,7 +106,8 @@ def build_services(
     Without a client it connects to the settings' REDIS_URL and QUEUE_REDIS_URL
     (service/storage/redis_clients.py); a client given serves the store, its blocking reads and the
     queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
-    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes."""
+    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes; PACKED_CACHE_BYTES (setting or
+    environment, default 32 MiB) bounds the packed games each process keeps unpacked."""
     queue_client: StoreClient
     if redis_client is None:
         store_client, blocking_client, queue_client = redis_clients(
@@ -114,7 +115,7 @@ def build_services(
         )
     else:
         store_client = blocking_client = queue_client = redis_client
-    store = EventStore(store_client, blocking_client)
+    store = EventStore(store_client, blocking_client, packed_cache_bytes(settings))
     if dispatcher is None:
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
@@ -122,6 +123,14 @@ def build_services(
     games = GameService(store, dispatcher)
     history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)), problem_body)
     return Services(store_client, store, dispatcher, games, history)
+
+
+def packed_cache_bytes(settings: Mapping[str, Any]) -> int:
+    """PACKED_CACHE_BYTES from the settings, else the environment, else the store's default: a whole number."""
+    text = str(settings.get("PACKED_CACHE_BYTES", os.environ.get("PACKED_CACHE_BYTES", PACKED_CACHE_BYTES)))
+    if not text.isascii() or not text.isdigit():
+        raise ValueError(f"PACKED_CACHE_BYTES must be a whole number of bytes, not {text!r}")
+    return int(text)
 
 
 def create_app(

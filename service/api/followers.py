@@ -39,6 +39,7 @@ BLOCK_MS = 5000  # how long a reader blocks on XREAD before it looks whether any
 ENCODED = 64  # encoded batches each feed keeps (oldest out first)
 SHARED_BATCH = 16  # at most this many records in a kept batch: waiters far behind are rare, and their
 # batches (up to a whole game) would fill the process's memory rather than save it CPU
+FAR_BEHIND_PAGE = 1000  # records a live stream far behind its feed reads from the store at a time
 LAST_EVENT = SeedRevealed.__name__  # every game's last event: nothing follows it
 Records = list[dict[str, Any]]
 
@@ -105,8 +106,8 @@ class Follower:
         """`encode(records)`, computed once per process for every waiter of the game given the same batch."""
         return self._feed.encoded(kind, records, encode)
 
-    def next(self, after: int, timeout: float) -> list[dict[str, Any]]:
-        """Records with seq > after, as soon as one exists; [] when `timeout` seconds pass first."""
+    def next(self, after: int, timeout: float, count: int | None = None) -> list[dict[str, Any]]:
+        """Records with seq > after (at most `count`), as soon as one exists; [] when `timeout` seconds pass first."""
         feed = self._feed
         deadline = time.monotonic() + timeout
         while True:
@@ -121,7 +122,9 @@ class Follower:
             if remaining <= 0:
                 return []
             arrived.wait(remaining)  # one event wakes every waiter of the feed at once
-        return kept if kept is not None else self._store.read(feed.game_id, after)
+        if kept is not None:
+            return kept if count is None else kept[:count]
+        return self._store.read(feed.game_id, after, count if count is not None else FAR_BEHIND_PAGE)
 
 
 class Watchers:
@@ -133,21 +136,22 @@ class Watchers:
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
 
-    def wait(self, game_id: str, after: int, timeout: float) -> list[dict[str, Any]]:
-        """The long-poll: records with seq > after, waiting up to `timeout` seconds for one. With a live feed
-        that covers `after`, the answer comes from it (now or at its next change) without a read of the store."""
+    def wait(self, game_id: str, after: int, timeout: float, count: int | None = None) -> list[dict[str, Any]]:
+        """The long-poll: records with seq > after (at most `count`), waiting up to `timeout` seconds for one.
+        With a live feed that covers `after`, the answer comes from it (now or at its next change) without a
+        read of the store."""
         if timeout > 0:
             with self._lock:
                 feed = self._feeds.get(game_id)
                 live = feed is not None and feed.covers(after)
             if live:
                 with self.follow(game_id) as follower:
-                    return follower.next(after, timeout)
-        records, ended = self._store.records_after(game_id, after)
+                    return follower.next(after, timeout, count)
+        records, ended = self._store.records_after(game_id, after, count)
         if records or timeout <= 0 or ended:  # a packed game has ended: nothing can follow
             return records
         with self.follow(game_id) as follower:
-            return follower.next(after, timeout)
+            return follower.next(after, timeout, count)
 
     def encoded(self, game_id: str, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
         """`encode(records)`, shared with the other waiters of the game in this process given the same records

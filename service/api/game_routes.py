@@ -41,6 +41,11 @@ from service.play.game_view import render
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
 MAX_WAIT_SECONDS = 30
+# Events a page, by default and at most: one page is at most about 300 KB of JSON and a few tens of ms of CPU,
+# whatever the game's length; and a client that reads `?after=0` once, as before pages, still gets every event
+# of nearly every game (a Golf game has about 320), where a smaller default would cut its answer short unseen.
+EVENTS_PAGE = 1000
+EVENTS_PAGE_MAX = 1000
 
 
 # ---------------------------------------------------------------- schemas
@@ -162,10 +167,23 @@ class ActionResultSchema(ma.Schema):
 class EventsQuerySchema(ma.Schema):
     after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
+    limit = QueryInteger(
+        load_default=EVENTS_PAGE,
+        validate=validate.Range(min=1, max=EVENTS_PAGE_MAX),
+        metadata={"description": f"events a page, default {EVENTS_PAGE}"},
+    )
 
 
 class EventsSchema(ma.Schema):
     events = event_records(required=True)
+    next = ma.fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the path of the next page, when more events are stored than this page holds; null "
+            "when this page has the latest (a running game's next events come with after = the last seq)"
+        },
+    )
 
 
 # ---------------------------------------------------------------- routes
@@ -274,23 +292,34 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     s404="no such game",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
-    """Public events with seq > after; with `wait` the call blocks until one exists."""
+    """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
     games().repository.require_game(game_id)
+    after, limit = query["after"], query["limit"]
     if not query["wait"]:
-        return {"events": watchers().wait(game_id, query["after"], 0)}
+        return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))
     with metrics.watching("longpoll"):
-        events = watchers().wait(game_id, query["after"], query["wait"])
+        events = watchers().wait(game_id, after, query["wait"], limit + 1)
         if not events:
-            return {"events": events}
+            return {"events": events, "next": None}
         # the body the game's other long-polls in this process get for the same events, encoded once
-        body = watchers().encoded(game_id, "events", events, _events_body)
+        kind = "events" if len(events) <= limit else f"events?limit={limit}"
+        body = watchers().encoded(game_id, kind, events, lambda records: _events_body(game_id, limit, records))
         return flask.Response(body, mimetype="application/json")
 
 
-def _events_body(records: list[dict[str, Any]]) -> bytes:
+def _events_page(game_id: str, limit: int, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """A page of `records` (read `limit` + 1 of them, to know whether more follow) and where the next one is."""
+    if len(records) <= limit:
+        return {"events": records, "next": None}
+    page = records[:limit]
+    return {"events": page, "next": f"/v1/games/{game_id}/events?after={page[-1]['seq']}&limit={limit}"}
+
+
+def _events_body(game_id: str, limit: int, records: list[dict[str, Any]]) -> bytes:
     """The JSON body of GET /events for these records, as the response schema and Flask's JSON make it."""
-    response = flask.current_app.json.response(EventsSchema().dump({"events": records}))
+    page = _events_page(game_id, limit, records)
+    response = flask.current_app.json.response(EventsSchema().dump(page))
     body: bytes = response.get_data()  # type: ignore[attr-defined]  # a flask.Response, typed as its base
     return body
 

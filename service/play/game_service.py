@@ -180,12 +180,12 @@ class GameService:
     ) -> dict[str, Any]:
         """A person's action, as the API has it: the token's seat acts in the game as it is now
         (`expected_version`: only at that version; `idempotency_key`: a retry gets the first answer).
-        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized)."""
-        loaded = self.repository.load(game_id)
-        if token is None:
+        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized), and
+        both from the game's meta alone: the game is loaded only for a token of one of its seats."""
+        seat = self.repository.seat_for_token(game_id, token)
+        if seat is None:
             raise Unauthorized(NO_TOKEN)
-        seat = loaded.seat_for_token(token)
-        return self._command(game_id, seat, body, expected_version, idempotency_key, loaded)
+        return self._command(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
 
     def submit(
         self,
