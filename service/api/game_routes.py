@@ -21,8 +21,9 @@ from service.api.blueprint import (
     games,
     watchers,
 )
+from service.api.followers import FOLLOWERS_FULL
 from service.api.problems import ApiError
-from service.api.rate_limits import READS_LIMITED, limit_game_creation
+from service.api.rate_limits import READS_LIMITED, client_address_of, limit_game_creation
 from service.api.shared_schemas import (
     MAX_SEQ,
     SEAT_KINDS,
@@ -269,9 +270,10 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(
-    s429=READS_LIMITED,
+    s429=f"{READS_LIMITED}; or a long-poll past the client's most open streams and long-polls",
     s400="bad query",
     s404="no such game",
+    s503=f"the event store cannot be reached; or a long-poll past {FOLLOWERS_FULL}",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
     """Public events with seq > after; with `wait` the call blocks until one exists."""
@@ -279,7 +281,7 @@ def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Re
     games().repository.require_game(game_id)
     if not query["wait"]:
         return {"events": watchers().wait(game_id, query["after"], 0)}
-    with metrics.watching("longpoll"):
+    with metrics.watching("longpoll"), watchers().watching(client_address_of(flask.request)):
         events = watchers().wait(game_id, query["after"], query["wait"])
         if not events:
             return {"events": events}

@@ -154,6 +154,11 @@ def client_address(request: flask.Request, trusted_hops: int) -> str:
     return hops[-trusted_hops][:100]
 
 
+def client_address_of(request: flask.Request) -> str:
+    """The current client, as the limits count it (TRUSTED_PROXY_HOPS from the app's config)."""
+    return client_address(request, int(flask.current_app.config.get("TRUSTED_PROXY_HOPS", 0)))
+
+
 def _setting(app: flask.Flask, name: str, default: int) -> int:
     if name in app.config:
         return int(app.config[name])
@@ -193,7 +198,7 @@ def limit_reads() -> None:
     bucket: TokenBucket | None = app.extensions.get(READS_EXTENSION)
     if bucket is None or not bucket.enabled:
         return
-    bucket.take(client_address(request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))
+    bucket.take(client_address_of(request))
 
 
 def limit_game_creation() -> None:
@@ -202,4 +207,4 @@ def limit_game_creation() -> None:
     limiter: RateLimiter | None = app.extensions.get(EXTENSION)
     if limiter is None or not limiter.enabled:
         return
-    limiter.hit(client_address(flask.request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))
+    limiter.hit(client_address_of(flask.request))
