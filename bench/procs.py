@@ -132,6 +132,7 @@ class Processes:
             "GAMES_PER_MINUTE": "0",
             "READS_PER_SECOND": "0",
             "WATCHES_PER_CLIENT": "0",  # thousands of watchers from this one address
+            "EXPERT_GAMES_PER_CLIENT": "0",
             "PYTHONUNBUFFERED": "1",
             "COMPACT_AFTER_SECONDS": "86400",
             "PROMETHEUS_MULTIPROC_DIR": str(self.metrics),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 import flask
@@ -23,7 +24,7 @@ from service.api.blueprint import (
 )
 from service.api.followers import FOLLOWERS_FULL
 from service.api.problems import ApiError
-from service.api.rate_limits import READS_LIMITED, client_address_of, limit_game_creation
+from service.api.rate_limits import READS_LIMITED, client_address_of, expert_games, limit_game_creation
 from service.api.shared_schemas import (
     MAX_SEQ,
     SEAT_KINDS,
@@ -36,6 +37,7 @@ from service.api.shared_schemas import (
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
+from service.play.errors import GameNotFound
 from service.play.game_service import TURN_SECONDS_RANGE
 from service.play.game_view import render
 
@@ -200,15 +202,30 @@ CREATE_EXAMPLE = {
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s422="the rules refuse this setup (player count)",
-    s429="this client created too many games this minute (`rate_limited`); `Retry-After` says when to retry",
+    s429="this client created too many games this minute, or has its most running games with an expert seat "
+    "(`rate_limited`); `Retry-After` says when to retry",
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
     limit_game_creation()
+    experts = expert_games() if any(seat.get("level") == "expert" for seat in body["seats"]) else None
+    client = client_address_of(flask.request)
+    if experts is not None:
+        experts.admit(client, _running)
     created = games().create_game(
         body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()), body.get("turn_seconds")
     )
+    if experts is not None:
+        experts.note(client, created["id"], time.time())
     return created, 201, {"Location": f"/v1/games/{created['id']}"}
+
+
+def _running(game_id: str) -> bool:
+    """Whether the game exists and has not ended."""
+    try:
+        return not games().repository.load(game_id).snap.finished
+    except GameNotFound:
+        return False
 
 
 @blp.route("/<game_id>")
