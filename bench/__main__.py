@@ -16,7 +16,7 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, experts, fold, length, memory, openloop, reads, report, watchers
+from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
 from bench.procs import ROOT, Processes, Server, processes
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
@@ -31,7 +31,7 @@ STREAM_PRIORITY = "idle"  # SCHED_IDLE, as scripts/run.sh starts it
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
     """Every figure, in the order of the issue: fold, actions (closed and open loop), cost against length, bots,
-    memory."""
+    the reconciler, memory."""
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
@@ -45,6 +45,8 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("folding the finished games ...")
         fold_figures = fold.figures(service, games)
         memory_figures = memory.figures(raw, GameHistory(service), games)
+        console.print("a reconciler pass at 10, 1,000 and 10,000 waiting games ...")
+        reconcile_figures = reconcile.figures(raw)
 
         app = procs.start_gunicorn(APP, "api")
         floor = procs.start_gunicorn(FLOOR_APP, "floor")
@@ -68,6 +70,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         *read_figures,
         bot_figure,
         expert_figure,
+        *reconcile_figures,
         *memory_figures,
     ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 import flask
@@ -21,8 +22,9 @@ from service.api.blueprint import (
     games,
     watchers,
 )
+from service.api.followers import FOLLOWERS_FULL
 from service.api.problems import ApiError
-from service.api.rate_limits import READS_LIMITED, limit_game_creation
+from service.api.rate_limits import READS_LIMITED, client_address_of, expert_games, limit_game_creation
 from service.api.shared_schemas import (
     MAX_SEQ,
     SEAT_KINDS,
@@ -35,6 +37,7 @@ from service.api.shared_schemas import (
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
+from service.play.errors import GameNotFound
 from service.play.game_service import TURN_SECONDS_RANGE
 from service.play.game_view import render
 
@@ -217,15 +220,30 @@ CREATE_EXAMPLE = {
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s422="the rules refuse this setup (player count)",
-    s429="this client created too many games this minute (`rate_limited`); `Retry-After` says when to retry",
+    s429="this client created too many games this minute, or has its most running games with an expert seat "
+    "(`rate_limited`); `Retry-After` says when to retry",
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
     limit_game_creation()
+    experts = expert_games() if any(seat.get("level") == "expert" for seat in body["seats"]) else None
+    client = client_address_of(flask.request)
+    if experts is not None:
+        experts.admit(client, _running)
     created = games().create_game(
         body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()), body.get("turn_seconds")
     )
+    if experts is not None:
+        experts.note(client, created["id"], time.time())
     return created, 201, {"Location": f"/v1/games/{created['id']}"}
+
+
+def _running(game_id: str) -> bool:
+    """Whether the game exists and has not ended."""
+    try:
+        return not games().repository.load(game_id).snap.finished
+    except GameNotFound:
+        return False
 
 
 @blp.route("/<game_id>")
@@ -287,9 +305,10 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(
-    s429=READS_LIMITED,
+    s429=f"{READS_LIMITED}; or a long-poll past the client's most open streams and long-polls",
     s400="bad query",
     s404="no such game",
+    s503=f"the event store cannot be reached; or a long-poll past {FOLLOWERS_FULL}",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
     """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
@@ -298,7 +317,7 @@ def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Re
     after, limit = query["after"], query["limit"]
     if not query["wait"]:
         return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))
-    with metrics.watching("longpoll"):
+    with metrics.watching("longpoll"), watchers().watching(client_address_of(flask.request)):
         events = watchers().wait(game_id, after, query["wait"], limit + 1)
         if not events:
             return {"events": events, "next": None}

@@ -684,8 +684,12 @@ class EventStore:
         self._call(self._redis.set, _ticket_key(game_id, digest), str(seat), ex=seconds)
 
     def take_ticket(self, game_id: str, digest: str) -> int | None:
-        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired."""
-        seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
+        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired.
+
+        Sent once: a resend after a lost reply would find the ticket gone and refuse a valid one. A lost
+        reply is StoreUnavailable (503), and the client takes a new ticket."""
+        with sent_once():
+            seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
         return None if seat is None else int(seat)
 
     def append(
