@@ -7,7 +7,8 @@
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
 # QUEUE_REDIS_URL, a plain Redis (see docs/operations.md, "Running on Redis Cluster").
 # VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's
-# files (run/: its log, pid and socket for `supervisorctl -s unix://$VAR_DIR/run/supervisor.sock status`).
+# files (run/: its log, pid and socket for `supervisorctl -s unix://$VAR_DIR/run/supervisor.sock status`,
+# and make-run.lock: one `make run` per VAR_DIR, see scripts/preflight.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -58,20 +59,30 @@ case "${REDIS_URL:-}" in
 esac
 
 export RUN_DIR="$VAR_DIR/run" REDIS_DIR="$VAR_DIR/redis"
-mkdir -p "$RUN_DIR" "$REDIS_DIR"
+if [ -z "${REDIS_URL:-}" ]; then
+  REDIS_PORT="${REDIS_PORT:-$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+  export REDIS_PORT START_REDIS=true
+else
+  export REDIS_PORT=0 START_REDIS=false
+fi
+# One `make run` per VAR_DIR: the lock on fd 9 is held by this script and supervisord (which inherits it)
+# until both have ended. Before anything is started or emptied, scripts/preflight.py takes it and checks
+# that the ports are free; else it says what is in the way and how to run a second one beside it.
+mkdir -p "$RUN_DIR"
+exec 9<>"$RUN_DIR/make-run.lock"
+"$VENV/bin/python" scripts/preflight.py "$VAR_DIR" 9 || exit 1
+
+mkdir -p "$REDIS_DIR"
 # A fresh folder for the processes' metrics files (prometheus-client's multiprocess mode).
 export PROMETHEUS_MULTIPROC_DIR="$VAR_DIR/metrics"
 rm -rf "$PROMETHEUS_MULTIPROC_DIR"
 mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 
-if [ -z "${REDIS_URL:-}" ]; then
+if [ "$START_REDIS" = true ]; then
   scripts/ensure-redis.sh
-  REDIS_PORT="${REDIS_PORT:-$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
-  export REDIS_PORT START_REDIS=true
   export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
   echo "Starting redis-server on port $REDIS_PORT (data in $REDIS_DIR, append-only file on, fsync always, noeviction)"
 else
-  export REDIS_PORT=0 START_REDIS=false
   echo "Using Redis at $REDIS_URL"
 fi
 if [ -n "${QUEUE_REDIS_URL:-}" ]; then
@@ -89,8 +100,10 @@ export PDEATHSIG
 
 "$VENV/bin/supervisord" --configuration scripts/supervisord.conf &
 supervisor=$!
+stopping=""
 stop_all() {
   trap - INT TERM
+  stopping=yes
   echo "Stopping..."
   kill -TERM "$supervisor" 2>/dev/null || true
 }
@@ -113,6 +126,14 @@ if kill -0 "$supervisor" 2>/dev/null; then
   echo "Press Ctrl-C to stop."
 fi
 # `wait` returns early when a signal's trap runs: wait again until supervisord has stopped every child.
-while kill -0 "$supervisor" 2>/dev/null; do
-  wait "$supervisor" || true
+while :; do
+  status=0
+  wait "$supervisor" || status=$?
+  kill -0 "$supervisor" 2>/dev/null || break
 done
+if [ -z "$stopping" ]; then
+  # supervisord ended without being asked to (killed, or it could not start): say so, and fail.
+  echo "make run: supervisord ended by itself (exit status $status); its log: $RUN_DIR/supervisord.log" >&2
+  [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"

@@ -23,16 +23,16 @@ from service.api import spec_routes as apidocs
 from service.api import stream_routes as live
 from service.api import web_page as web
 from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
-from service.api.followers import Watchers
+from service.api.followers import FOLLOWED_GAMES_MAX, WATCHES_PER_CLIENT, Watchers
 from service.api.problems import ApiError, problem_body, problem_for, store_unavailable
 from service.ops import logs, metrics
 from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import BotDispatcher, RQDispatcher
-from service.storage.event_store import EventStore, StoreUnavailable
+from service.storage.event_store import PACKED_CACHE_BYTES, EventStore, StoreUnavailable
 from service.storage.game_index import GameIndex
-from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, redis_clients
+from service.storage.redis_clients import DEFAULT_REDIS_URL, READER_POOL_SIZE, StoreClient, redis_clients
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -106,15 +106,19 @@ def build_services(
     Without a client it connects to the settings' REDIS_URL and QUEUE_REDIS_URL
     (service/storage/redis_clients.py); a client given serves the store, its blocking reads and the
     queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
-    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes."""
+    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes; PACKED_CACHE_BYTES (setting or
+    environment, default 32 MiB) bounds the packed games each process keeps unpacked; FOLLOWED_GAMES_MAX
+    (default 1,000) the blocking client's connections (service/api/followers.py)."""
     queue_client: StoreClient
     if redis_client is None:
         store_client, blocking_client, queue_client = redis_clients(
-            settings["REDIS_URL"], settings.get("QUEUE_REDIS_URL")
+            settings["REDIS_URL"],
+            settings.get("QUEUE_REDIS_URL"),
+            int(settings.get("FOLLOWED_GAMES_MAX", READER_POOL_SIZE)),
         )
     else:
         store_client = blocking_client = queue_client = redis_client
-    store = EventStore(store_client, blocking_client)
+    store = EventStore(store_client, blocking_client, packed_cache_bytes(settings))
     if dispatcher is None:
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
@@ -122,6 +126,14 @@ def build_services(
     games = GameService(store, dispatcher)
     history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)), problem_body)
     return Services(store_client, store, dispatcher, games, history)
+
+
+def packed_cache_bytes(settings: Mapping[str, Any]) -> int:
+    """PACKED_CACHE_BYTES from the settings, else the environment, else the store's default: a whole number."""
+    text = str(settings.get("PACKED_CACHE_BYTES", os.environ.get("PACKED_CACHE_BYTES", PACKED_CACHE_BYTES)))
+    if not text.isascii() or not text.isdigit():
+        raise ValueError(f"PACKED_CACHE_BYTES must be a whole number of bytes, not {text!r}")
+    return int(text)
 
 
 def create_app(
@@ -142,14 +154,24 @@ def create_app(
         DISPUTES_PER_SEAT=os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT),
         JSON_SORT_KEYS=False,
         STREAM_HEARTBEAT_SECONDS=float(os.environ.get("STREAM_HEARTBEAT_SECONDS", live.HEARTBEAT_SECONDS)),
+        FOLLOWED_GAMES_MAX=int(os.environ.get("FOLLOWED_GAMES_MAX", FOLLOWED_GAMES_MAX)),
     )
     app.config.update(settings or {})
+    if "WATCHES_PER_CLIENT" not in app.config:  # off in tests unless one sets it, as the rate limits
+        testing = app.config.get("TESTING")
+        app.config["WATCHES_PER_CLIENT"] = (
+            0 if testing else int(os.environ.get("WATCHES_PER_CLIENT", WATCHES_PER_CLIENT))
+        )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     logs.init_app(app)  # first, so that every request is timed and has its id before other hooks run
     services = build_services(app.config, redis_client=redis_client, dispatcher=dispatcher)
     app.extensions["games"] = services.games
     app.extensions["history"] = services.history
-    app.extensions["watchers"] = Watchers(services.store)
+    app.extensions["watchers"] = Watchers(
+        services.store,
+        max_games=int(app.config["FOLLOWED_GAMES_MAX"]),
+        per_client=int(app.config["WATCHES_PER_CLIENT"]),
+    )
     ratelimit.init_app(app, services.store_client)
     depths = services.dispatcher.queue_depths if isinstance(services.dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.store.game_counts, depths)

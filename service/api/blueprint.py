@@ -11,6 +11,7 @@ import flask
 import flask_smorest
 import marshmallow as ma
 from marshmallow import validate
+from webargs.core import missing
 from webargs.flaskparser import FlaskParser
 
 from service.api.followers import Watchers
@@ -47,11 +48,14 @@ class ProblemParser(FlaskParser):
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         try:
-            return super()._raw_load_json(req)
+            loaded = super()._raw_load_json(req)
         except json.JSONDecodeError:
             raise  # webargs answers these itself: 400 "Invalid JSON body."
         except ValueError as error:  # json's other refusal: an integer of more than 4300 digits
             raise ApiError(400, "invalid_request", "Invalid JSON body: a number has too many digits.") from error
+        if loaded is not missing:  # no JSON body
+            _require_unicode_text(loaded)
+        return loaded
 
     def handle_error(
         self,
@@ -66,6 +70,17 @@ class ProblemParser(FlaskParser):
         if isinstance(messages, dict) and len(messages) == 1:
             messages = next(iter(messages.values()))  # drop the location ("json", "query")
         raise ApiError(400, "invalid_request", describe_validation(messages))
+
+
+def _require_unicode_text(loaded: Any) -> None:
+    """JSON's escapes can spell a lone surrogate (`"\\ud800"`), which is no character: such a string could never
+    be stored or sent on as UTF-8, so the body is refused here, before anything keeps it."""
+    try:
+        json.dumps(loaded, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ApiError(
+            400, "invalid_request", "Invalid JSON body: a string holds a lone surrogate (\\ud800-\\udfff), not text."
+        ) from error
 
 
 def describe_validation(messages: Any, prefix: str = "") -> str:

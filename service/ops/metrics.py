@@ -29,6 +29,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 MULTIPROC_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 BOT_DELAY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 
@@ -79,7 +80,9 @@ def watching(kind: str) -> Iterator[None]:
 
 
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
-    """Count an answered request and its latency."""
+    """Count an answered request and its latency. A method outside HTTP's own is counted as `other`: a
+    client may send any token as a method, and each would be a label of its own, kept for good."""
+    method = method if method in HTTP_METHODS else "other"
     REQUESTS.labels(method, route, str(status)).inc()
     REQUEST_SECONDS.labels(method, route).observe(seconds)
 

@@ -76,17 +76,25 @@ class BotTurns:
         self.dispatcher = dispatcher
         self.think_ms_max = think_ms_max
 
-    def note_waiting(self, loaded: LoadedGame) -> None:
+    def note_waiting(self, loaded: LoadedGame) -> bool:
         """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
         game in the waiting index, so that a crash between the append and the enqueue (or the
-        timeout's scheduling) loses no turn (the reconciler finds the game)."""
+        timeout's scheduling) loses no turn (the reconciler finds the game). True if it was noted."""
         due = loaded.bot_to_act() is not None or loaded.timeout_due()
         if not due or not isinstance(self.dispatcher, TracksWaiting):
-            return
+            return False
         try:
             self.dispatcher.expect(loaded.id, loaded.version)
         except Exception:
             log.exception("could not note the bot turn of %s at version %s", loaded.id, loaded.version)
+            return False
+        return True
+
+    def unnoted(self, game_ids: list[str]) -> list[str]:
+        """Those of the games that the waiting index does not hold (none when no index is kept)."""
+        if not isinstance(self.dispatcher, TracksWaiting):
+            return []
+        return self.dispatcher.unnoted(game_ids)
 
     def schedule(self, loaded: LoadedGame) -> None:
         """Ask for the next bot turn (on the queue of its bot's level), or say that none is due; the

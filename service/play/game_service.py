@@ -187,12 +187,12 @@ class GameService:
     ) -> dict[str, Any]:
         """A person's action, as the API has it: the token's seat acts in the game as it is now
         (`expected_version`: only at that version; `idempotency_key`: a retry gets the first answer).
-        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized)."""
-        loaded = self.repository.load(game_id)
-        if token is None:
+        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized), and
+        both from the game's meta alone: the game is loaded only for a token of one of its seats."""
+        seat = self.repository.seat_for_token(game_id, token)
+        if seat is None:
             raise Unauthorized(NO_TOKEN)
-        seat = loaded.seat_for_token(token)
-        return self._command(game_id, seat, body, expected_version, idempotency_key, loaded)
+        return self._command(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
 
     def submit(
         self,
@@ -346,10 +346,13 @@ class GameService:
             return False
         return True
 
-    def abandon(self, game_id: str, reason: str) -> list[dict[str, Any]]:
+    def abandon(self, game_id: str, reason: str, version: int | None = None) -> list[dict[str, Any]]:
         """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a
-        compare-and-append at the version it was decided on; returns the records appended."""
+        compare-and-append at the version it was decided on; returns the records appended. `version`:
+        only at that version (where the caller found the game idle); VersionConflict when it moved on."""
         loaded = self.repository.load(game_id)
+        if version is not None and loaded.version != version:
+            raise VersionConflict(version, loaded.version)
         try:
             snap, events = engine.abandon(loaded.snap, reason)
         except DomainError as error:

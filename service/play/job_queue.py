@@ -81,6 +81,9 @@ class TracksWaiting(Protocol):
     def settle(self, game_id: str, version: int) -> None:
         """No bot is due in `game_id` at `version`."""
 
+    def unnoted(self, game_ids: list[str]) -> list[str]:
+        """Those of `game_ids` that the index does not hold."""
+
 
 @runtime_checkable
 class SchedulesTimeouts(Protocol):
@@ -133,6 +136,13 @@ class WaitingIndex:
         """Set the game's version, only if it still is `seen`."""
         return bool(self._move(keys=[self.key], args=[game_id, seen, version]))
 
+    def missing(self, game_ids: list[str]) -> list[str]:
+        """Those of `game_ids` that are not in the index."""
+        if not game_ids:
+            return []
+        scores: list[float | None] = self.connection.zmscore(self.key, game_ids)
+        return [game_id for game_id, score in zip(game_ids, scores, strict=True) if score is None]
+
     def entries(self) -> list[tuple[str, int]]:
         """Every waiting game with its version, oldest version first."""
         entries: list[tuple[bytes | str, float]] = self.connection.zrange(self.key, 0, -1, withscores=True)  # type: ignore[assignment]
@@ -164,13 +174,19 @@ class RQDispatcher:
     def settle(self, game_id: str, version: int) -> None:
         self.index.settle(game_id, version)
 
+    def unnoted(self, game_ids: list[str]) -> list[str]:
+        return self.index.missing(game_ids)
+
     def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         """Index first, then the job (put on RQ's schedule when it is to wait): a crash in between
         leaves a waiting game without a job, which the reconciler repairs; a job that exists
-        already (any state) is left alone."""
-        self.index.raise_to(game_id, version)
-        with contextlib.suppress(DuplicateJobError):
-            self._put(self._bot_job(game_id, version, queue=queue), delay_seconds, unique=True)
+        already (any state) is left alone. The job is put whatever became of the index write (its
+        failure is raised after): the index is the net under the job, never a reason to drop it."""
+        try:
+            self.index.raise_to(game_id, version)
+        finally:
+            with contextlib.suppress(DuplicateJobError):
+                self._put(self._bot_job(game_id, version, queue=queue), delay_seconds, unique=True)
 
     def enqueue(
         self,

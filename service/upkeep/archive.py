@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import logging
 import os
 import re
 import string
@@ -25,6 +26,8 @@ from service.play.game_service import GameService
 from service.storage.event_store import RestoreRefused, StoredGame, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.packed_games import Entry, encode_record
+
+log = logging.getLogger(__name__)
 
 PRIVATE_FORMAT = "cardtable-archive-private/1"
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -58,7 +61,18 @@ class Archive:
             if not batch:
                 return outcomes
             for game_id in batch:
-                outcomes[game_id] = self.export_game(game_id, folder)
+                outcomes[game_id] = self._export_guarded(game_id, folder)
+
+    def _export_guarded(self, game_id: str, folder: Path) -> str:
+        """export_game; a game that breaks it (stored before a check that now refuses its data) is kept and
+        logged, and the export goes on with the next: one bad game never holds up the rest."""
+        try:
+            return self.export_game(game_id, folder)
+        except StoreUnavailable:
+            raise
+        except Exception as error:
+            log.exception("archive: could not export %s", game_id)
+            return f"kept: it could not be exported ({type(error).__name__}: {error})"
 
     def export_game(self, game_id: str, folder: Path) -> str:
         """Write one game's file, check it, then delete the game from Redis; says what happened."""
@@ -238,9 +252,10 @@ def _parts(stored: StoredGame) -> tuple[dict[str, str], tuple[Entry, ...], tuple
 
 def _write(path: Path, document: dict[str, Any]) -> None:
     """Write the file whole or not at all (a temporary file, synced, then renamed)."""
+    data = gzip.compress(json.dumps(document, ensure_ascii=False).encode("utf-8"))
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("wb") as handle:
-        handle.write(gzip.compress(json.dumps(document, ensure_ascii=False).encode("utf-8")))
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)

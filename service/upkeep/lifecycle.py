@@ -13,7 +13,9 @@ time. A pass:
      once it has seen every game) and puts each back in the index it belongs in when an index write
      of the command path failed: an ended game missing from `games:unpacked` or `games:finished` is
      noted there (and packed in a later pass), a running one missing from `games:active` is noted
-     there. An ended game is one whose last event is the seed's reveal: one read, no fold.
+     there. An ended game is one whose last event is the seed's reveal: one read, no fold. A running
+     game that the bots' waiting index misses is loaded, and noted there when a bot or a turn timeout
+     is due (both the index write and the job were lost): the reconciler asks for its turn.
 A game whose step fails (a store outage, a game that does not load) is looked at again after a
 delay that doubles with each failure in a row (from LIFECYCLE_SWEEP_SECONDS up to RETRY_CAP_SECONDS):
 its score in the index moves on, so that a batch of games that keep failing never holds up the rest.
@@ -141,13 +143,24 @@ class Lifecycle:
         for game_id, at in running:
             if game_id in inactive:
                 self.index.started(game_id, at)
-        found = [game_id for game_id, _ in ended + running if game_id in unnoted | inactive]
+        due = self._note_due_turns([game_id for game_id, _ in running])
+        found = [game_id for game_id, _ in ended + running if game_id in unnoted | inactive | due]
         for game_id in [game_id for game_id in found if self.store.meta(game_id) is None]:
             self.index.forget(game_id)  # exported after it was read: the export's own forget may have come first
             found.remove(game_id)
         for game_id in found:
             log.warning("lifecycle: game %s was missing from its index and is back in it", game_id)
         return found
+
+    def _note_due_turns(self, running: list[str]) -> set[str]:
+        """Of the running games that the waiting index does not hold, note those with a bot or a turn
+        timeout due (its write and its job were both lost): the reconciler then asks for the turn."""
+        noted = set()
+        for game_id in self.service.bots.unnoted(running):
+            loaded = self._load(game_id)
+            if loaded is not None and self.service.bots.note_waiting(loaded):
+                noted.add(game_id)
+        return noted
 
     def _last_record(self, game_id: str) -> dict[str, Any] | None:
         seq = self.store.last_seq(game_id)
@@ -182,7 +195,7 @@ class Lifecycle:
             return False
         days = self.settings.abandon_after_days
         try:
-            self.service.abandon(game_id, f"no action for {days} days")
+            self.service.abandon(game_id, f"no action for {days} days", loaded.version)
         except (VersionConflict, RuleViolation):  # someone acted meanwhile: not idle after all
             return False
         self.store.compact(game_id)

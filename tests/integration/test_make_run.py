@@ -122,29 +122,33 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def start_make_run(folder: Path, workers: int = 1, **settings: str) -> MakeRun:
-    """`make run` on free ports with everything it writes under `folder`, once it says it is up
-    (`settings`: more of its environment, REDIS_URL for one)."""
-    port, redis_port = free_port(), free_port()
+def make_run_env(folder: Path, workers: int = 1, **settings: str) -> dict[str, str]:
+    """The environment of a `make run` on free ports with everything it writes under `folder`
+    (`settings`: more of its environment, REDIS_URL for one, or its own PORT, STREAM_PORT, VAR_DIR)."""
     env = {
         **os.environ,
-        "PORT": str(port),
+        "PORT": str(free_port()),
         "STREAM_PORT": str(free_port()),
-        "REDIS_PORT": str(redis_port),
+        "REDIS_PORT": str(free_port()),
         "VAR_DIR": str(folder / "var"),
         "VENV": str(BIN.parent),
         "WORKERS": str(workers),
         "GAMES_PER_MINUTE": "0",
+        "EXPERT_GAMES_PER_CLIENT": "0",  # its games with expert seats outlast the tests that made them
         "PYTHONUNBUFFERED": "1",
     }
     for name in ("REDIS_URL", "QUEUE_REDIS_URL", "PROMETHEUS_MULTIPROC_DIR", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
         env.pop(name, None)
     env.update(settings)
-    log = folder / "make-run.log"
+    return env
+
+
+def spawn_make_run(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`make run` in a session of its own, its output in `log`."""
     with log.open("wb") as out:
         # As a terminal's shell starts it: SIGINT at its default disposition even when the tests run with
         # it ignored (a background job of a non-interactive shell), which make and bash would inherit.
-        process = subprocess.Popen(
+        return subprocess.Popen(
             ["env", "--default-signal=INT", "make", "--no-print-directory", "run"],
             cwd=ROOT,
             env=env,
@@ -152,7 +156,14 @@ def start_make_run(folder: Path, workers: int = 1, **settings: str) -> MakeRun:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    run = MakeRun(process, f"http://127.0.0.1:{port}", folder / "var", log, redis_port)
+
+
+def start_make_run(folder: Path, workers: int = 1, **settings: str) -> MakeRun:
+    """`make run` (`make_run_env`), once it says it is up."""
+    env = make_run_env(folder, workers, **settings)
+    log = folder / "make-run.log"
+    process = spawn_make_run(env, log)
+    run = MakeRun(process, f"http://127.0.0.1:{env['PORT']}", Path(env["VAR_DIR"]), log, int(env["REDIS_PORT"]))
     try:
         wait_until(lambda: "Card table is up" in run.output(), 180, "make run to say it is up")
     except AssertionError:
@@ -452,6 +463,7 @@ def test_stopping_make_run_leaves_no_process_and_no_scheduler_lock(tmp_path: Pat
     left = [pid for pid in children if alive(pid)]
     assert not left, f"processes left after {how}: {left}"
     assert "Stopping..." in run.output()
+    assert "supervisord ended by itself" not in run.output(), "it was asked to stop"
     # The data folder as Redis left it, in a redis-server of the test's own: no scheduler lock is held.
     process, port = start_redis(run.var / "redis", "--appendonly", "yes")
     try:

@@ -5,7 +5,8 @@
 itself, within 10 s of its SIGTERM (supervisord's log says "exit status", not "terminated by SIGKILL":
 its stopwaitsecs for the workers is 10); and when supervisord itself is killed with SIGKILL, every
 worker and its RQ scheduler is gone within 10 s; so are Redis and the API, which supervisord starts
-with a parent-death signal (scripts/run.sh, PDEATHSIG).
+with a parent-death signal (scripts/run.sh, PDEATHSIG); and `make run` then fails, saying that
+supervisord ended by itself.
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ def test_nothing_outlives_a_killed_supervisord(tmp_path: Path) -> None:
         wait_until(
             lambda: not any(alive(pid) for pid in children), STOP_BOUND_SECONDS, "supervisord's children to leave"
         )
+        run.process.wait(timeout=30)
+        assert run.process.returncode != 0, "make run fails when supervisord ends without being asked"
+        assert "make run: supervisord ended by itself (exit status 137)" in run.output()
     finally:
         stop_make_run(run)
         for pid in everything:

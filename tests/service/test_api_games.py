@@ -457,8 +457,8 @@ def test_events_after_and_chain(client: FlaskClient) -> None:
     check_chain(events, created["seed_commitment"])
     later = client.get(f"/v1/games/{game_id}/events?after=2").get_json()["events"]
     assert later == events[2:]
-    assert client.get(f"/v1/games/{game_id}/events?after={len(events)}").get_json() == {"events": []}
-    assert client.get(f"/v1/games/{game_id}/events?after=999").get_json() == {"events": []}
+    assert client.get(f"/v1/games/{game_id}/events?after={len(events)}").get_json() == {"events": [], "next": None}
+    assert client.get(f"/v1/games/{game_id}/events?after=999").get_json() == {"events": [], "next": None}
 
 
 def test_events_wait_returns_empty_after_the_wait_when_nothing_is_new(client: FlaskClient) -> None:
@@ -466,7 +466,7 @@ def test_events_wait_returns_empty_after_the_wait_when_nothing_is_new(client: Fl
     started = time.monotonic()
     response = client.get(f"/v1/games/{created['id']}/events?after={created['version']}&wait=0.3")
     elapsed = time.monotonic() - started
-    assert response.status_code == 200 and response.get_json() == {"events": []}
+    assert response.status_code == 200 and response.get_json() == {"events": [], "next": None}
     assert 0.25 <= elapsed < 3
 
 

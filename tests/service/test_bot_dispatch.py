@@ -10,6 +10,7 @@ from typing import Any
 
 import fakeredis
 import pytest
+import redis
 from rq import Queue, SimpleWorker
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
@@ -23,6 +24,7 @@ from service.play.due_turns import play_bot_turns
 from service.play.game_service import CALL_GRACE_SECONDS, GameService, LoadedGame
 from service.play.job_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore, StoreUnavailable
+from service.upkeep.lifecycle import Lifecycle
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
 from workers.reconcile import ALIVE_PREFIX, Reconciler, waiting_for
@@ -434,3 +436,71 @@ def test_a_bot_turn_that_waits_is_on_rqs_schedule_and_in_hand(
     assert before + timedelta(seconds=CALL_GRACE_SECONDS) <= due <= before + timedelta(seconds=CALL_GRACE_SECONDS + 1)
     assert waiting(queue_client) == {game_id: version}
     assert reconciler(service).run_once() == [] and queued_ids(queue) == []
+
+
+# ---------------------------------------------------------------- the waiting index cannot be written
+
+
+class IndexDown(fakeredis.FakeRedis):
+    """The store's client, whose commands on `bots:waiting` fail while `down` (the key's cluster master is down)."""
+
+    down = True
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        if self.down and WAITING_KEY in args:
+            raise redis.ConnectionError("the master of bots:waiting is down")
+        return super().execute_command(*args, **options)
+
+
+def service_with_index_down(server: fakeredis.FakeServer) -> tuple[GameService, IndexDown]:
+    index = IndexDown(server=server, decode_responses=True)
+    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
+    dispatcher = RQDispatcher(fakeredis.FakeRedis(server=server), index)
+    return GameService(store, dispatcher, clock=lambda: FIXED_CLOCK), index
+
+
+def test_a_bot_made_due_while_the_waiting_index_is_down_still_gets_its_job(
+    server: fakeredis.FakeServer, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    """Issue 35, item 1: the index write failed before the enqueue and nothing was queued, though the create
+    (or a person's move) that made the bot due was answered; the game waited for a month. The job is queued
+    whatever became of the index write, and the bots play the game to its end."""
+    service, index = service_with_index_down(server)
+    game_id, version = create(service, TWO_BOTS)
+    assert queued_ids(queue) == [bot_job_id(game_id, version)]
+    drain(service, queue)
+    assert service.repository.load(game_id).snap.finished
+    index.down = False
+    assert waiting(queue_client) == {}
+
+
+def test_a_persons_move_while_the_waiting_index_is_down_still_queues_the_bot(
+    server: fakeredis.FakeServer, queue: Queue
+) -> None:
+    service, index = service_with_index_down(server)
+    index.down = False
+    game_id, _ = create(service, HUMAN_AND_BOT)
+    drain(service, queue)
+    index.down = True
+    human_move(service, game_id)  # both seats reveal first; the person's reveal leaves the bot to play
+    loaded = service.repository.load(game_id)
+    assert loaded.bot_to_act() is not None
+    assert queued_ids(queue) == [bot_job_id(game_id, loaded.version)]
+
+
+def test_the_index_walk_puts_back_a_game_whose_bot_is_due_and_that_no_index_holds(
+    server: fakeredis.FakeServer, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    """When the job is lost as well (both writes failed, or its worker died with the index down), the
+    lifecycle's walk through the stored games finds the due bot and notes it; the reconciler queues it."""
+    service, index = service_with_index_down(server)
+    game_id, version = create(service, TWO_BOTS)
+    queue_client.delete(queue.key)  # the job is gone too
+    index.down = False
+    assert waiting(queue_client) == {} and queued_ids(queue) == []
+
+    Lifecycle(service).reindex(100)
+
+    assert waiting(queue_client) == {game_id: version}
+    assert reconciler(service).run_once() == [(game_id, version)]
+    assert queued_ids(queue) == [bot_job_id(game_id, version)]

@@ -18,10 +18,12 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.storage.game_index import FINISHED_KEY
 from service.upkeep.archive import Archive
-from tests.conftest import RecordingDispatcher, create_golf
+from tests.conftest import RecordingDispatcher, auth, create_golf
+from tests.service.lifecycle_helpers import create, play_to_end
 from tests.service.sse import SseReader, events_of
 from tests.service.storage_races import (
     TWO_BOTS,
+    Condition,
     HookedFakeRedis,
     events,
     exported_while_it_is_packed,
@@ -245,3 +247,53 @@ def test_export_pages_past_a_kept_game_the_sweep_takes_out_of_the_index(
     outcomes = archive.export(datetime.now(UTC) + timedelta(days=1), tmp_path)
 
     assert outcomes == {running: "kept: still running", **{game_id: "exported" for game_id in games}}
+
+
+# ---------------------------------------------------------------- a dispute filed while the export deletes its game
+
+
+def is_a_script_on(key: str) -> Condition:
+    """A Lua script call whose first key is `key`."""
+    return lambda command: command[0] in ("EVALSHA", "EVAL") and len(command) > 3 and command[3] == key
+
+
+def test_a_dispute_filed_while_the_export_deletes_its_game_is_refused_and_leaves_no_key(
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+) -> None:
+    """The dispute is decided on the game as read; the export writes its file and deletes the game just before
+    the dispute is stored. Before, the dispute was answered 201 but lay in no file, and its key stayed behind for
+    good (so the file could never be imported again: "exists"). Now it is refused as a dispute of no game."""
+    created = create(client, "golf")
+    play_to_end(client, app, dispatcher, created)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    archive = Archive(app.extensions["games"])
+    exported: list[str] = []
+    disputes_key = f"game:{{{game_id}}}:disputes"
+    fake_redis.before(is_a_script_on(disputes_key), lambda: exported.append(archive.export_game(game_id, tmp_path)))
+
+    answer = client.post(f"/v1/games/{game_id}/disputes", json={"seq": 3, "reason": "late"}, headers=auth(token))
+
+    assert exported == ["exported"]
+    assert answer.status_code == 404, answer.get_json()
+    assert answer.get_json()["code"] == "game_not_found"
+    assert game_keys(fake_redis, game_id) == []
+    assert archive.import_file(tmp_path / f"{game_id}.json.gz") == (game_id, "imported")
+    assert read_file(tmp_path / f"{game_id}.json.gz")["private"]["disputes"] == []
+
+
+def test_a_game_stored_with_a_name_that_is_no_text_is_kept_and_the_export_goes_on(
+    client: FlaskClient, app: flask.Flask, fake_redis: HookedFakeRedis, dispatcher: RecordingDispatcher, tmp_path: Path
+) -> None:
+    """A seat name holding a lone surrogate was accepted at creation before requests were checked for it
+    (issue 35, item 6); every export run then crashed at that game, so no later game was ever exported. Such
+    a game is kept, and the games after it are exported."""
+    seats = [{"kind": "bot", "level": "random", "name": "bot \ud800"}, {"kind": "bot", "level": "random"}]
+    first = app.extensions["games"].create_game("golf", seats, {"rounds": 1})  # as the API took it before
+    dispatcher.drain()
+    games = [first["id"], finished_game(client, app, dispatcher)]
+
+    outcomes = Archive(app.extensions["games"]).export(datetime.now(UTC) + timedelta(days=1), tmp_path)
+
+    assert outcomes[games[1]] == "exported"
+    assert outcomes[games[0]].startswith("kept: it could not be exported (UnicodeEncodeError")
+    assert sorted(path.name for path in tmp_path.iterdir()) == [f"{games[1]}.json.gz"]
