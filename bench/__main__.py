@@ -16,7 +16,7 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, experts, fold, length, memory, openloop, report, watchers
+from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
 from bench.procs import ROOT, Processes, Server, processes
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
@@ -31,7 +31,7 @@ STREAM_PRIORITY = "idle"  # SCHED_IDLE, as scripts/run.sh starts it
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
     """Every figure, in the order of the issue: fold, actions (closed and open loop), cost against length, bots,
-    memory."""
+    the reconciler, memory."""
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
@@ -45,6 +45,8 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("folding the finished games ...")
         fold_figures = fold.figures(service, games)
         memory_figures = memory.figures(raw, GameHistory(service), games)
+        console.print("a reconciler pass at 10, 1,000 and 10,000 waiting games ...")
+        reconcile_figures = reconcile.figures(raw)
 
         app = procs.start_gunicorn(APP, "api")
         floor = procs.start_gunicorn(FLOOR_APP, "floor")
@@ -56,6 +58,8 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
+        console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
+        read_figures = reads.figures(service, app, procs.redis_pid)
         watcher_figures = watcher_cpu(console, procs, app, stream)
     return [
         *fold_figures,
@@ -63,8 +67,10 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         *open_figures,
         *watcher_figures,
         *length_figures,
+        *read_figures,
         bot_figure,
         expert_figure,
+        *reconcile_figures,
         *memory_figures,
     ]
 
@@ -94,6 +100,17 @@ def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
         return watcher_cpu(console, procs, app, procs.start_gunicorn(APP, "stream", STREAM_WORKERS, STREAM_PRIORITY))
 
 
+def run_reads_only(console: Console, folder: Path) -> list[report.Figure]:
+    """Only the figures of reads against game length (`python -m bench --only reads`)."""
+    with processes(folder) as procs:
+        raw = procs.start_redis()
+        store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
+        service = GameService(EventStore(store_client), RQDispatcher(raw))
+        app = procs.start_gunicorn(APP, "api")
+        console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
+        return reads.figures(service, app, procs.redis_pid)
+
+
 def _raise_file_limit() -> None:
     """Thousands of open watchers need as many sockets, here and in the gunicorn processes started from here."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -107,7 +124,7 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
-    parser.add_argument("--only", choices=["watchers", "openloop"], help="measure only these figures")
+    parser.add_argument("--only", choices=["watchers", "openloop", "reads"], help="measure only these figures")
     parser.add_argument("--rate", type=float, default=150.0, help="with --only openloop: actions offered a second")
     args = parser.parse_args()
     _raise_file_limit()
@@ -116,6 +133,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-") as folder:
         if args.only == "watchers":
             figures = run_watchers_only(console, Path(folder))
+        elif args.only == "reads":
+            figures = run_reads_only(console, Path(folder))
         elif args.only == "openloop":
             figures = run_openloop_only(console, Path(folder), args.rate)
         else:

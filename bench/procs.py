@@ -123,14 +123,16 @@ class Processes:
             self.end(process)
 
     def env(self) -> dict[str, str]:
-        """The environment of API and worker processes: our Redis, no rate limits, no packing by the
-        workers' lifecycle sweep (the memory figures pack the games themselves, after measuring them), and
-        one folder the processes share their metrics in, as under `make run`."""
+        """The environment of API and worker processes: our Redis, no rate limits nor bound on a client's
+        watchers, no packing by the workers' lifecycle sweep (the memory figures pack the games themselves,
+        after measuring them), and one folder the processes share their metrics in, as under `make run`."""
         return {
             **os.environ,
             "REDIS_URL": self.redis_url,
             "GAMES_PER_MINUTE": "0",
             "READS_PER_SECOND": "0",
+            "WATCHES_PER_CLIENT": "0",  # thousands of watchers from this one address
+            "EXPERT_GAMES_PER_CLIENT": "0",
             "PYTHONUNBUFFERED": "1",
             "COMPACT_AFTER_SECONDS": "86400",
             "PROMETHEUS_MULTIPROC_DIR": str(self.metrics),

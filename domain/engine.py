@@ -7,18 +7,23 @@ import dataclasses
 import functools
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from domain.cards import canonical_deck, is_card
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event, EventCatalog
-from domain.options import Action, ActionSpec, OptionSpec, parse_action, resolve_options
+from domain.options import MAX_EVENTS, Action, ActionSpec, EventLimits, OptionSpec, parse_action, resolve_options
+from domain.scores import highest_totals, lowest_totals
 from domain.shuffle import SeededStream, commitment, derived_key, reshuffle_label, round_label, shuffle
 
 S = TypeVar("S")
 CARD_CODES: tuple[str, ...] = canonical_deck(jokers=1)
 """C-1's codes in C-3 order: 52 cards, then the joker."""
 T = TypeVar("T")
+EVENT_LIMIT: Literal["event_limit"] = "event_limit"
+"""`GameEnded.reason` of a game that ran out of events (C-9)."""
+CLOSING_EVENTS = 2
+"""The events a game's end appends: GameEnded (or GameAbandoned), then SeedRevealed. C-9 keeps room for them."""
 
 
 @functools.cache
@@ -60,6 +65,12 @@ class GameConfig:
     decks: tuple[tuple[str, ...], ...] = ()
     rules_version: int = 1
     nonce: str | None = None
+
+    @property
+    def max_events(self) -> int | None:
+        """The most events the game may have (C-9); None under a rules version without the limit."""
+        limit = self.options.get(MAX_EVENTS)
+        return None if limit is None else int(limit)
 
     @property
     def stacked(self) -> bool:
@@ -133,6 +144,22 @@ class GameAbandoned(Event):
     reason: str
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GameEnded(Event):
+    """A game's end: the totals and the winners (C-7). Each game subclasses it, with its own end rule.
+
+    `reason` is `event_limit` when the game ran out of events (C-9), and left out of the record
+    when the game's own rules ended it.
+    """
+
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    reason: Literal["event_limit"] | None = None
+
+    def data(self) -> dict[str, Any]:
+        return _stated(super().data(), "reason")
+
+
 ENGINE_EVENTS: tuple[type[Event], ...] = (GameCreated, SeedRevealed, GameAbandoned)
 
 
@@ -155,6 +182,19 @@ class Game(abc.ABC, Generic[S]):
     """The version of the game's rules that new games are played under. A rules change that would
     play an old game differently bumps it, and the game module keeps the old behaviour for games
     whose `config.rules_version` is older: a game keeps the rules it started under."""
+    event_limit_since: ClassVar[int]
+    """The first rules version with C-9's `max_events`: games of older versions have no such option."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every game's options end with C-9's `max_events` (the default of the domain, no ceiling:
+        `describe` shows the operator's)."""
+        super().__init_subclass__(**kwargs)
+        if "options" in vars(cls):
+            cls.options = (*cls.options, EventLimits().option())
+
+    def bounded(self, rules_version: int) -> bool:
+        """True when games of this rules version have `max_events` (C-9)."""
+        return rules_version >= self.event_limit_since
 
     def resolve_options(self, players: int, given: Mapping[str, Any]) -> dict[str, Any]:
         """Options with defaults filled in; games override to derive and cross-check."""
@@ -237,15 +277,22 @@ class Game(abc.ABC, Generic[S]):
         """Check an action's shape against this game's action types."""
         return parse_action(self.actions, raw, self.is_card)
 
-    def describe(self) -> dict[str, Any]:
-        """The catalog entry of this game."""
+    def describe(self, limits: EventLimits | None = None) -> dict[str, Any]:
+        """The catalog entry of this game, `max_events` with the operator's default and ceiling."""
+        shown = limits or EventLimits()
+        options = [shown.option() if spec.name == MAX_EVENTS else spec for spec in self.options]
         return {
             "id": self.id,
             "name": self.name,
             "players": {"min": self.min_players, "max": self.max_players},
-            "options": [spec.describe() for spec in self.options],
+            "options": [spec.describe() for spec in options],
             "actions": [spec.type for spec in self.actions],
         }
+
+    @functools.cached_property
+    def game_ended(self) -> type[GameEnded]:
+        """The game's own GameEnded class."""
+        return next(cls for cls in self.events if issubclass(cls, GameEnded))
 
     @property
     def catalog(self) -> EventCatalog:
@@ -294,11 +341,18 @@ class Snapshot(Generic[S]):
     version: int = 0
     seed_revealed: bool = False
     abandoned: str | None = None  # why the game was abandoned (GameAbandoned), if it was
+    out_of_events: bool = False  # True once the game has ended for its event limit (C-9)
 
     @property
     def finished(self) -> bool:
-        """True once the game has ended, by its rules or abandoned (its seed may still be due)."""
-        return self.abandoned is not None or self.game.is_finished(self.state)
+        """True once the game has ended, by its rules, abandoned or out of events (its seed may still be due)."""
+        return self.abandoned is not None or self.out_of_events or self.game.is_finished(self.state)
+
+    @property
+    def out_of_room(self) -> bool:
+        """True when the game has room for no more than its closing events (C-9)."""
+        limit = self.config.max_events
+        return limit is not None and limit - self.version <= CLOSING_EVENTS
 
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now."""
@@ -318,10 +372,13 @@ def make_config(
     *,
     nonce: str | None = None,
     rules_version: int | None = None,
+    limits: EventLimits | None = None,
 ) -> GameConfig:
     """Validate a game's settings (players, options, stacked decks, rules version) into a config.
 
     `rules_version` None means the game's current rules (a new game); an older game names its own.
+    `limits`: the operator's default and ceiling of `max_events` for a new game (C-9); None: the
+    domain's default and no ceiling (a game already made, a simulation).
     """
     game = get_game(game_id)
     version = game.rules_version if rules_version is None else rules_version
@@ -335,7 +392,7 @@ def make_config(
             f"{game.name} takes {game.min_players} to {game.max_players} players, not {players}",
             game.players_rule,
         )
-    resolved = game.resolve_options(players, options)
+    resolved = _resolved_options(game, version, players, options, limits or EventLimits())
     canonical = sorted(game.canonical_deck(players, resolved))
     for number, deck in enumerate(decks, start=1):
         unknown = sorted({str(card) for card in deck if not game.is_card(card)})
@@ -349,6 +406,23 @@ def make_config(
                 f"stacked deck {number} is not a permutation of the {len(canonical)}-card deck of this game (C-5)",
             )
     return GameConfig(game_id, players, resolved, seed, tuple(tuple(d) for d in decks), version, nonce)
+
+
+def _resolved_options(
+    game: Game[Any], version: int, players: int, given: Mapping[str, Any], limits: EventLimits
+) -> dict[str, Any]:
+    """The game's options with defaults filled in; `max_events` (C-9) only under a rules version that has it."""
+    options = {key: value for key, value in given.items() if not (key == MAX_EVENTS and value is None)}
+    if not game.bounded(version):
+        if MAX_EVENTS in options:
+            raise InvalidInput(
+                "invalid_option", f"option '{MAX_EVENTS}' came with rules version {game.event_limit_since} (C-9)"
+            )
+        resolved = game.resolve_options(players, options)
+        del resolved[MAX_EVENTS]
+        return resolved
+    options[MAX_EVENTS] = limits.option().check(options.get(MAX_EVENTS, limits.default))
+    return game.resolve_options(players, options)
 
 
 def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
@@ -365,6 +439,9 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
     if isinstance(event, GameAbandoned):
         assert not snap.finished, "a game that has ended cannot be abandoned"
         return replaced(snap, version=snap.version + 1, abandoned=event.reason)
+    if isinstance(event, GameEnded) and event.reason == EVENT_LIMIT:
+        assert not snap.finished and snap.out_of_room, "an event-limit end before the game is out of room (C-9)"
+        return replaced(snap, version=snap.version + 1, out_of_events=True)
     state = snap.game.evolve(snap.state, event)
     return replaced(snap, state=state, version=snap.version + 1)
 
@@ -372,7 +449,17 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
 def _next_system_event(snap: Snapshot[S]) -> Event | None:
     if snap.finished:
         return None if snap.seed_revealed else SeedRevealed(seed=snap.config.seed, nonce=snap.config.nonce)
+    if snap.out_of_room:
+        return event_limit_end(snap)
     return snap.game.automatic(snap.state)
+
+
+def event_limit_end(snap: Snapshot[Any]) -> GameEnded:
+    """C-9: the end of a game out of events: the hand in play unscored, the totals of the hands scored
+    so far, and as winners every seat level at the best of them (C-7; no game's own tie-break)."""
+    totals = snap.game.standing(snap.state)[1]
+    winners = lowest_totals(totals) if snap.game.lowest_wins else highest_totals(totals)
+    return snap.game.game_ended(totals=totals, winners=winners, reason=EVENT_LIMIT)
 
 
 def settle(snap: Snapshot[S]) -> tuple[Snapshot[S], list[Event]]:
@@ -408,7 +495,11 @@ def _predates_versions(config: GameConfig) -> bool:
 
 
 def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Snapshot[S], list[Event]]:
-    """Decide one action of `seat` and apply its events and the system steps they trigger."""
+    """Decide one action of `seat` and apply its events and the system steps they trigger.
+
+    An action makes one event (Event.to_action), so a game with room for more than its closing
+    events before it (C-9) still has room for them after it; `settle` ends it when that is all.
+    """
     if snap.finished:
         raise RuleViolation("game_finished", "the game has ended", snap.game.end_rule)
     if not 0 <= seat < snap.config.players:
@@ -451,6 +542,8 @@ def _frame(snap: Snapshot[Any], body: dict[str, Any]) -> dict[str, Any]:
     }
     if snap.abandoned is not None:
         framed["result"] = abandoned_result(snap)
+    elif snap.out_of_events:
+        framed["result"] = event_limit_result(snap)
     return framed
 
 
@@ -458,6 +551,12 @@ def abandoned_result(snap: Snapshot[Any]) -> dict[str, Any]:
     """The result of an abandoned game: the totals as they stood, no winner, and why."""
     totals = snap.game.standing(snap.state)[1]
     return {"totals": list(totals), "winners": [], "abandoned": True, "reason": snap.abandoned}
+
+
+def event_limit_result(snap: Snapshot[Any]) -> dict[str, Any]:
+    """The result of a game that ran out of events (C-9): as its end says, and why."""
+    end = event_limit_end(snap)
+    return {"totals": list(end.totals), "winners": list(end.winners), "reason": EVENT_LIMIT}
 
 
 def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:

@@ -36,6 +36,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from domain import engine
 from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
@@ -373,11 +374,8 @@ class RoundScored(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(Event):
+class GameEnded(engine.GameEnded):
     """V-16: totals and the winners (C-7: equal highest totals share)."""
-
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
 
 
 PLAY_EVENTS = (SetMelded, CardLaidOff, CardSwapped)
@@ -516,7 +514,10 @@ class Go5(Game[Go5State]):
     players_rule = "V-5"
     end_rule = "V-16"
     round_scored = RoundScored
-    rules_version = 2  # 2: V-9, a joker may join a first set once it is on the table
+    # 3: C-9, a game ends when it has room for no more than its closing events (max_events)
+    # 2: V-9, a joker may join a first set once it is on the table
+    rules_version = 3
+    event_limit_since = 3
     lowest_wins = False  # V-16: the most points wins
     options = (
         OptionSpec(

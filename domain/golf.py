@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
+from domain import engine
 from domain.cards import canonical_deck, rank_of
 from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
@@ -197,11 +198,8 @@ class RoundScored(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(Event):
+class GameEnded(engine.GameEnded):
     """G-15: totals and the winners (C-7: equal lowest totals share)."""
-
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
 
 
 TURN_EVENTS = (DrawnCardSwapped, DrawnCardDiscarded, DiscardTaken, CardFlipped)
@@ -248,6 +246,8 @@ class Golf(Game[GolfState]):
     max_players = 12
     players_rule = "G-1"
     end_rule = "G-15"
+    rules_version = 2  # 2: C-9, a game ends when it has room for no more than its closing events (max_events)
+    event_limit_since = 2
     round_scored = RoundScored
     options = (
         OptionSpec("layout", "grid of 2x3 or 3x3 cards (G-2)", "2x3", choices=("2x3", "3x3")),

@@ -49,6 +49,34 @@ class OptionSpec:
         return value
 
 
+MAX_EVENTS = "max_events"
+"""C-9: the option of every game (of a rules version that has it) that bounds its number of events."""
+MAX_EVENTS_DEFAULT = 20_000
+"""C-9: `max_events` when neither the creator nor the operator says otherwise (docs/rules/common.md#C-9)."""
+MAX_EVENTS_LEAST = 10
+"""C-9: the smallest `max_events`: room for the start of a game and its closing events."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EventLimits:
+    """C-9: the `max_events` a new game gets when its creator asks for none, and the most it may ask for
+    (None: no ceiling, as for a game already made or a simulation)."""
+
+    default: int = MAX_EVENTS_DEFAULT
+    ceiling: int | None = None
+
+    def option(self) -> OptionSpec:
+        """The `max_events` option with this default and ceiling, as a catalog shows it."""
+        return OptionSpec(
+            MAX_EVENTS,
+            "the most events the game may have; when only room for its end is left, it ends at once,"
+            " scored as the hands played so far stand (C-9)",
+            self.default,
+            minimum=MAX_EVENTS_LEAST,
+            maximum=self.ceiling,
+        )
+
+
 def _bad_option(spec: OptionSpec, why: str) -> InvalidInput:
     return InvalidInput("invalid_option", f"option '{spec.name}' {why}")
 

@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from domain import engine
 from domain import romme_melds as rm
 from domain.cards import JOKER, canonical_deck, is_card
 from domain.engine import Game, GameConfig, register, replaced
@@ -278,11 +279,9 @@ class RoundScored(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(Event):
-    """R-22 / R-23: the final totals and the one player with the most points."""
-
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
+class GameEnded(engine.GameEnded):
+    """R-22 / R-23: the final totals and the one player with the most points (C-9: at the event limit,
+    every player level at the most)."""
 
 
 # ---------------------------------------------------------------- small helpers
@@ -350,6 +349,8 @@ class Romme(Game[RommeState]):
     max_players = 4
     players_rule = "R-1"
     end_rule = "R-22"
+    rules_version = 2  # 2: C-9, a game ends when it has room for no more than its closing events (max_events)
+    event_limit_since = 2
     round_scored = RoundScored
     lowest_wins = False  # R-22: the most points wins
     options = (

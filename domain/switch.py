@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from domain import engine
 from domain.cards import JOKER, SUITS, canonical_deck, rank_of, suit_of
 from domain.engine import Game, GameConfig, register, replaced
 from domain.errors import InvalidInput, RuleViolation
@@ -201,11 +202,8 @@ class RoundScored(Event):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(Event):
+class GameEnded(engine.GameEnded):
     """S-11: totals and winners (C-7: equal lowest totals share)."""
-
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
 
 
 # ---------------------------------------------------------------- cards and scoring
@@ -275,7 +273,10 @@ class Switch(Game[SwitchState]):
     players_rule = "S-1"
     end_rule = "S-11"
     round_scored = RoundScored
-    rules_version = 2  # 2: S-9, the last player holding cards takes the pending draw before the hand ends
+    # 3: C-9, a game ends when it has room for no more than its closing events (max_events)
+    # 2: S-9, the last player holding cards takes the pending draw before the hand ends
+    rules_version = 3
+    event_limit_since = 3
     options = (
         OptionSpec("hand_size", "cards dealt to each player (S-2)", 7, 7, 15),
         SwitchOption("match_rank", "house rule: a card may also match the top card's rank (S-4)", False),

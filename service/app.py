@@ -24,7 +24,7 @@ from service.api import spec_routes as apidocs
 from service.api import stream_routes as live
 from service.api import web_page as web
 from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
-from service.api.followers import Watchers
+from service.api.followers import FOLLOWED_GAMES_MAX, WATCHES_PER_CLIENT, Watchers
 from service.api.problems import ApiError, problem_for, store_unavailable
 from service.bootstrap import build_services, connection_settings
 from service.ops import metrics
@@ -81,14 +81,24 @@ def create_app(
         DISPUTES_PER_SEAT=os.environ.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT),
         JSON_SORT_KEYS=False,
         STREAM_HEARTBEAT_SECONDS=float(os.environ.get("STREAM_HEARTBEAT_SECONDS", live.HEARTBEAT_SECONDS)),
+        FOLLOWED_GAMES_MAX=int(os.environ.get("FOLLOWED_GAMES_MAX", FOLLOWED_GAMES_MAX)),
     )
     app.config.update(settings or {})
+    if "WATCHES_PER_CLIENT" not in app.config:  # off in tests unless one sets it, as the rate limits
+        testing = app.config.get("TESTING")
+        app.config["WATCHES_PER_CLIENT"] = (
+            0 if testing else int(os.environ.get("WATCHES_PER_CLIENT", WATCHES_PER_CLIENT))
+        )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     request_log.init_app(app)  # first, so that every request is timed and has its id before other hooks run
     services = build_services(app.config, redis_client=redis_client, dispatcher=dispatcher)
     app.extensions["games"] = services.games
     app.extensions["history"] = services.history
-    app.extensions["watchers"] = Watchers(services.store)
+    app.extensions["watchers"] = Watchers(
+        services.store,
+        max_games=int(app.config["FOLLOWED_GAMES_MAX"]),
+        per_client=int(app.config["WATCHES_PER_CLIENT"]),
+    )
     ratelimit.init_app(app, services.store_client)
     depths = services.dispatcher.queue_depths if isinstance(services.dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.store.game_counts, depths)

@@ -12,9 +12,9 @@ import redis
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
 from service.play.job_queue import BotDispatcher, RQDispatcher
-from service.storage.event_store import EventStore
+from service.storage.event_store import PACKED_CACHE_BYTES, EventStore
 from service.storage.game_index import GameIndex
-from service.storage.redis_clients import DEFAULT_REDIS_URL, StoreClient, redis_clients
+from service.storage.redis_clients import DEFAULT_REDIS_URL, READER_POOL_SIZE, StoreClient, redis_clients
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,15 +59,19 @@ def build_services(
     Without a client it connects to the settings' REDIS_URL and QUEUE_REDIS_URL
     (service/storage/redis_clients.py); a client given serves the store, its blocking reads and the
     queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
-    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes."""
+    plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes; PACKED_CACHE_BYTES (setting or
+    environment, default 32 MiB) bounds the packed games each process keeps unpacked; FOLLOWED_GAMES_MAX
+    (default 1,000) the blocking client's connections (service/api/followers.py)."""
     queue_client: StoreClient
     if redis_client is None:
         store_client, blocking_client, queue_client = redis_clients(
-            settings["REDIS_URL"], settings.get("QUEUE_REDIS_URL")
+            settings["REDIS_URL"],
+            settings.get("QUEUE_REDIS_URL"),
+            int(settings.get("FOLLOWED_GAMES_MAX", READER_POOL_SIZE)),
         )
     else:
         store_client = blocking_client = queue_client = redis_client
-    store = EventStore(store_client, blocking_client)
+    store = EventStore(store_client, blocking_client, packed_cache_bytes(settings))
     if dispatcher is None:
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
@@ -75,3 +79,11 @@ def build_services(
     games = GameService(store, dispatcher)
     history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     return Services(store_client, store, dispatcher, games, history)
+
+
+def packed_cache_bytes(settings: Mapping[str, Any]) -> int:
+    """PACKED_CACHE_BYTES from the settings, else the environment, else the store's default: a whole number."""
+    text = str(settings.get("PACKED_CACHE_BYTES", os.environ.get("PACKED_CACHE_BYTES", PACKED_CACHE_BYTES)))
+    if not text.isascii() or not text.isdigit():
+        raise ValueError(f"PACKED_CACHE_BYTES must be a whole number of bytes, not {text!r}")
+    return int(text)

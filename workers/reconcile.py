@@ -115,8 +115,13 @@ class Reconciler:
         entries = self.dispatcher.index.entries()
         if not entries:
             return []
+        listed = self._look()  # what the lists hold is in hand: most entries need no fetch of their job
+        entries = [entry for entry in entries if not self._listed(bot_job_id(*entry), listed)]
+        entries = [entry for entry in entries if not self._listed(timeout_job_id(*entry), listed)]
+        if not entries:
+            return []
         jobs = self._fetch([bot_job_id(game_id, version) for game_id, version in entries])
-        look = self._look()
+        look = self._look()  # after the fetch: a job enqueued in between is found in hand, not enqueued twice
         without_bot_job = [entry for entry, job in zip(entries, jobs, strict=True) if not self._in_hand(job, look)]
         timeouts = self._fetch([timeout_job_id(game_id, version) for game_id, version in without_bot_job])
         requeued = []
@@ -189,6 +194,13 @@ class Reconciler:
         look = _Look(queued, in_transit, due, {})
         self._transit_since = {job_id: t for job_id, t in self._transit_since.items() if job_id in look.in_transit}
         return look
+
+    @staticmethod
+    def _listed(job_id: str, look: _Look) -> bool:
+        """In hand by the lists alone: waiting in a queue, or on the schedule and not long overdue. A job
+        anywhere else (taken by a worker, failed, missing) is fetched and judged by `_in_hand`."""
+        due = look.scheduled.get(job_id)
+        return job_id in look.queued or (due is not None and due + SCHEDULE_GRACE_SECONDS > time.time())
 
     def _in_hand(self, job: Job | None, look: _Look) -> bool:
         """Queued in the list, scheduled for a retry that is not long overdue, or running on a live worker."""

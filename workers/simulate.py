@@ -64,6 +64,8 @@ def play_game(
         int(snap.game.public_view(snap.state)["round"]),
         turns,
         tuple(hands),
+        snap.version,
+        result.get("reason") == engine.EVENT_LIMIT,
     )
 
 

@@ -103,7 +103,10 @@ def play_remote(
     view = client.call("GET", path)
     result = view["result"]
     turns = sum(1 for event in events if event["actor"] != "system")
-    return GameOutcome(tuple(result["totals"]), tuple(result["winners"]), int(view["round"]), turns)
+    limited = result.get("reason") == "event_limit"
+    return GameOutcome(
+        tuple(result["totals"]), tuple(result["winners"]), int(view["round"]), turns, (), int(view["version"]), limited
+    )
 
 
 def simulate_via_queue(

@@ -32,6 +32,8 @@ class GameOutcome:
     rounds: int
     turns: int
     hands: tuple[tuple[int, ...], ...] = ()  # each round's points by seat (the game's `round_points`)
+    events: int = 0  # the game's events, its end and the seed's reveal included
+    event_limit: bool = False  # True when the game ended for its `max_events` (C-9)
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -79,12 +81,16 @@ def tally(game_id: str, levels: Sequence[str], outcomes: Sequence[GameOutcome], 
             stats.wins += seat in outcome.winners
     rounds = sum(outcome.rounds for outcome in outcomes)
     turns = sum(outcome.turns for outcome in outcomes)
+    events = [outcome.events for outcome in outcomes]
     return {
         "game": game_id,
         "games": games,
         "games_per_second": games / elapsed if elapsed else float("inf"),
         "rounds_per_game": rounds / games,
         "turns_per_game": turns / games,
+        "events_per_game": sum(events) / games,
+        "events_max": max(events),
+        "event_limit_ends": sum(outcome.event_limit for outcome in outcomes),
         "seats": [_seat_summary(p, stats, games) for p, stats in enumerate(players)],
     }
 

@@ -177,6 +177,8 @@ def hint_schema(hint: Any) -> JsonSchema:
     if origin in (types.UnionType, typing.Union) and type(None) in args:
         (inner,) = [arg for arg in args if arg is not type(None)]
         return nullable(hint_schema(inner))
+    if origin is typing.Literal and all(isinstance(arg, str) for arg in args):
+        return {"type": "string", "enum": list(args)}
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         return {"type": "array", "items": hint_schema(args[0])}
     if origin in (Mapping, dict) and args[0] is str:

@@ -9,7 +9,7 @@ import marshmallow as ma
 from domain import engine
 from domain.bots import LEVELS
 from service.api.action_event_schemas import OPTION_VALUE
-from service.api.blueprint import Blueprint
+from service.api.blueprint import Blueprint, games
 from service.api.rate_limits import unlimited
 from service.api.spec_plugin import OneOf
 
@@ -50,5 +50,7 @@ class CatalogSchema(ma.Schema):
 @blp.doc(operationId="getCatalog")
 @blp.response(200, CatalogSchema)
 def catalog() -> dict[str, Any]:
-    """The games: id, name, player range, options with defaults and ranges, action types."""
-    return {"games": [dict(game.describe(), bot_levels=list(LEVELS)) for game in engine.all_games()]}
+    """The games: id, name, player range, options with defaults and ranges (`max_events`: the
+    operator's), action types."""
+    limits = games().event_limits
+    return {"games": [dict(game.describe(limits), bot_levels=list(LEVELS)) for game in engine.all_games()]}

@@ -17,6 +17,12 @@ with the seq it was just given) takes them from the feed, or waits on it, with n
 An event is encoded once per process, not once per waiter: `Feed.encoded` keeps each batch's bytes
 (the stream's messages, a long-poll's JSON body) on the feed, and every waiter given the same batch
 writes the same bytes object.
+
+Bounds, so that watchers can never take Redis's last connections (its `maxclients`) from the actions
+and the workers: a process follows at most FOLLOWED_GAMES_MAX games at once (its blocking client's pool
+is that size, service/app.py); a waiter that would start a feed past it is `503 followers_full` with
+`Retry-After`. And one client (by address, as the rate limits count it) holds at most
+WATCHES_PER_CLIENT open streams and long-polls in a process, else `429 rate_limited`.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from domain.engine import SeedRevealed
+from service.api.problems import ApiError
 from service.storage.event_store import EventStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -39,7 +46,12 @@ BLOCK_MS = 5000  # how long a reader blocks on XREAD before it looks whether any
 ENCODED = 64  # encoded batches each feed keeps (oldest out first)
 SHARED_BATCH = 16  # at most this many records in a kept batch: waiters far behind are rare, and their
 # batches (up to a whole game) would fill the process's memory rather than save it CPU
+FAR_BEHIND_PAGE = 1000  # records a live stream far behind its feed reads from the store at a time
 LAST_EVENT = SeedRevealed.__name__  # every game's last event: nothing follows it
+FOLLOWED_GAMES_MAX = 1_000  # games one process follows at once (a Redis connection each); setting FOLLOWED_GAMES_MAX
+WATCHES_PER_CLIENT = 32  # open streams and long-polls of one client in one process; setting WATCHES_PER_CLIENT
+RETRY_SECONDS = 5  # Retry-After of a watcher refused by either bound
+FOLLOWERS_FULL = "the server's most games followed at once (`followers_full`); `Retry-After` says when to retry"
 Records = list[dict[str, Any]]
 
 
@@ -105,8 +117,8 @@ class Follower:
         """`encode(records)`, computed once per process for every waiter of the game given the same batch."""
         return self._feed.encoded(kind, records, encode)
 
-    def next(self, after: int, timeout: float) -> list[dict[str, Any]]:
-        """Records with seq > after, as soon as one exists; [] when `timeout` seconds pass first."""
+    def next(self, after: int, timeout: float, count: int | None = None) -> list[dict[str, Any]]:
+        """Records with seq > after (at most `count`), as soon as one exists; [] when `timeout` seconds pass first."""
         feed = self._feed
         deadline = time.monotonic() + timeout
         while True:
@@ -121,33 +133,94 @@ class Follower:
             if remaining <= 0:
                 return []
             arrived.wait(remaining)  # one event wakes every waiter of the feed at once
-        return kept if kept is not None else self._store.read(feed.game_id, after)
+        if kept is not None:
+            return kept if count is None else kept[:count]
+        return self._store.read(feed.game_id, after, count if count is not None else FAR_BEHIND_PAGE)
+
+
+def followers_full(limit: int) -> ApiError:
+    """The process follows its most games: 503 `followers_full`, to retry in a moment."""
+    detail = f"this server follows its most games at once ({limit}); try again in {RETRY_SECONDS} s"
+    return ApiError(503, "followers_full", detail, headers={"Retry-After": str(RETRY_SECONDS)})
 
 
 class Watchers:
-    """Every feed of one API process, by game id."""
+    """Every feed of one API process, by game id, and the open watches of each client."""
 
-    def __init__(self, store: EventStore, block_ms: int = BLOCK_MS) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        block_ms: int = BLOCK_MS,
+        max_games: int = FOLLOWED_GAMES_MAX,
+        per_client: int = WATCHES_PER_CLIENT,
+    ) -> None:
+        """`max_games`: feeds at once (each a blocking Redis connection); `per_client`: open streams and
+        long-polls of one client (0: no bound)."""
         self._store = store
         self._block_ms = block_ms
+        self._max_games = max_games
+        self._per_client = per_client
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}
+        self._clients: collections.Counter[str] = collections.Counter()
 
-    def wait(self, game_id: str, after: int, timeout: float) -> list[dict[str, Any]]:
-        """The long-poll: records with seq > after, waiting up to `timeout` seconds for one. With a live feed
-        that covers `after`, the answer comes from it (now or at its next change) without a read of the store."""
+    def check_room(self, game_id: str) -> None:
+        """503 `followers_full` unless a waiter of the game can be admitted now (before a stream answers:
+        its status cannot change once it streams; `follow` holds the bound itself)."""
+        with self._lock:
+            if game_id not in self._feeds and len(self._feeds) >= self._max_games:
+                raise followers_full(self._max_games)
+
+    def hold(self, client: str) -> Callable[[], None]:
+        """Count an open watch of `client`; 429 `rate_limited` when it holds its most already. Returns
+        the release (once is enough; more are nothing)."""
+        with self._lock:
+            if self._per_client and self._clients[client] >= self._per_client:
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"at most {self._per_client} open streams and long-polls per client; "
+                    f"close one or try again in {RETRY_SECONDS} s",
+                    headers={"Retry-After": str(RETRY_SECONDS)},
+                )
+            self._clients[client] += 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if not released.is_set():
+                    released.set()
+                    self._clients[client] -= 1
+                    if self._clients[client] <= 0:
+                        del self._clients[client]
+
+        return release
+
+    @contextlib.contextmanager
+    def watching(self, client: str) -> Iterator[None]:
+        """`hold` for as long as the block lasts (a long-poll)."""
+        release = self.hold(client)
+        try:
+            yield
+        finally:
+            release()
+
+    def wait(self, game_id: str, after: int, timeout: float, count: int | None = None) -> list[dict[str, Any]]:
+        """The long-poll: records with seq > after (at most `count`), waiting up to `timeout` seconds for one.
+        With a live feed that covers `after`, the answer comes from it (now or at its next change) without a
+        read of the store."""
         if timeout > 0:
             with self._lock:
                 feed = self._feeds.get(game_id)
                 live = feed is not None and feed.covers(after)
             if live:
                 with self.follow(game_id) as follower:
-                    return follower.next(after, timeout)
-        records, ended = self._store.records_after(game_id, after)
+                    return follower.next(after, timeout, count)
+        records, ended = self._store.records_after(game_id, after, count)
         if records or timeout <= 0 or ended:  # a packed game has ended: nothing can follow
             return records
         with self.follow(game_id) as follower:
-            return follower.next(after, timeout)
+            return follower.next(after, timeout, count)
 
     def encoded(self, game_id: str, kind: str, records: Records, encode: Callable[[Records], bytes]) -> bytes:
         """`encode(records)`, shared with the other waiters of the game in this process given the same records
@@ -162,6 +235,8 @@ class Watchers:
         with self._lock:
             feed = self._feeds.get(game_id)
             if feed is None:
+                if len(self._feeds) >= self._max_games:
+                    raise followers_full(self._max_games)
                 feed = self._feeds[game_id] = Feed(game_id, self._lock)
                 threading.Thread(target=self._read, args=(feed,), name=f"feed-{game_id}", daemon=True).start()
             feed.waiters += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 import flask
@@ -21,8 +22,9 @@ from service.api.blueprint import (
     games,
     watchers,
 )
+from service.api.followers import FOLLOWERS_FULL
 from service.api.problems import ApiError
-from service.api.rate_limits import READS_LIMITED, limit_game_creation
+from service.api.rate_limits import READS_LIMITED, client_address_of, expert_games, limit_game_creation
 from service.api.shared_schemas import (
     MAX_SEQ,
     SEAT_KINDS,
@@ -35,12 +37,18 @@ from service.api.shared_schemas import (
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
+from service.play.errors import GameNotFound
 from service.play.game_service import TURN_SECONDS_RANGE
 from service.play.game_view import render
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games: create, view, act, follow")
 
 MAX_WAIT_SECONDS = 30
+# Events a page, by default and at most: one page is at most about 300 KB of JSON and a few tens of ms of CPU,
+# whatever the game's length; and a client that reads `?after=0` once, as before pages, still gets every event
+# of nearly every game (a Golf game has about 320), where a smaller default would cut its answer short unseen.
+EVENTS_PAGE = 1000
+EVENTS_PAGE_MAX = 1000
 
 
 # ---------------------------------------------------------------- schemas
@@ -162,10 +170,23 @@ class ActionResultSchema(ma.Schema):
 class EventsQuerySchema(ma.Schema):
     after = QueryInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     wait = QueryNumber(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS))
+    limit = QueryInteger(
+        load_default=EVENTS_PAGE,
+        validate=validate.Range(min=1, max=EVENTS_PAGE_MAX),
+        metadata={"description": f"events a page, default {EVENTS_PAGE}"},
+    )
 
 
 class EventsSchema(ma.Schema):
     events = event_records(required=True)
+    next = ma.fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the path of the next page, when more events are stored than this page holds; null "
+            "when this page has the latest (a running game's next events come with after = the last seq)"
+        },
+    )
 
 
 # ---------------------------------------------------------------- routes
@@ -199,15 +220,30 @@ CREATE_EXAMPLE = {
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s422="the rules refuse this setup (player count)",
-    s429="this client created too many games this minute (`rate_limited`); `Retry-After` says when to retry",
+    s429="this client created too many games this minute, or has its most running games with an expert seat "
+    "(`rate_limited`); `Retry-After` says when to retry",
 )
 def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Create a game; it starts at once, and bots act through the job queue."""
     limit_game_creation()
+    experts = expert_games() if any(seat.get("level") == "expert" for seat in body["seats"]) else None
+    client = client_address_of(flask.request)
+    if experts is not None:
+        experts.admit(client, _running)
     created = games().create_game(
         body["game"], body["seats"], body["options"], body.get("seed"), body.get("decks", ()), body.get("turn_seconds")
     )
+    if experts is not None:
+        experts.note(client, created["id"], time.time())
     return created, 201, {"Location": f"/v1/games/{created['id']}"}
+
+
+def _running(game_id: str) -> bool:
+    """Whether the game exists and has not ended."""
+    try:
+        return not games().repository.load(game_id).snap.finished
+    except GameNotFound:
+        return False
 
 
 @blp.route("/<game_id>")
@@ -269,28 +305,40 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsSchema)
 @blp.problems(
-    s429=READS_LIMITED,
+    s429=f"{READS_LIMITED}; or a long-poll past the client's most open streams and long-polls",
     s400="bad query",
     s404="no such game",
+    s503=f"the event store cannot be reached; or a long-poll past {FOLLOWERS_FULL}",
 )
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
-    """Public events with seq > after; with `wait` the call blocks until one exists."""
+    """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
     games().repository.require_game(game_id)
+    after, limit = query["after"], query["limit"]
     if not query["wait"]:
-        return {"events": watchers().wait(game_id, query["after"], 0)}
-    with metrics.watching("longpoll"):
-        events = watchers().wait(game_id, query["after"], query["wait"])
+        return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))
+    with metrics.watching("longpoll"), watchers().watching(client_address_of(flask.request)):
+        events = watchers().wait(game_id, after, query["wait"], limit + 1)
         if not events:
-            return {"events": events}
+            return {"events": events, "next": None}
         # the body the game's other long-polls in this process get for the same events, encoded once
-        body = watchers().encoded(game_id, "events", events, _events_body)
+        kind = "events" if len(events) <= limit else f"events?limit={limit}"
+        body = watchers().encoded(game_id, kind, events, lambda records: _events_body(game_id, limit, records))
         return flask.Response(body, mimetype="application/json")
 
 
-def _events_body(records: list[dict[str, Any]]) -> bytes:
+def _events_page(game_id: str, limit: int, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """A page of `records` (read `limit` + 1 of them, to know whether more follow) and where the next one is."""
+    if len(records) <= limit:
+        return {"events": records, "next": None}
+    page = records[:limit]
+    return {"events": page, "next": f"/v1/games/{game_id}/events?after={page[-1]['seq']}&limit={limit}"}
+
+
+def _events_body(game_id: str, limit: int, records: list[dict[str, Any]]) -> bytes:
     """The JSON body of GET /events for these records, as the response schema and Flask's JSON make it."""
-    response = flask.current_app.json.response(EventsSchema().dump({"events": records}))
+    page = _events_page(game_id, limit, records)
+    response = flask.current_app.json.response(EventsSchema().dump(page))
     body: bytes = response.get_data()  # type: ignore[attr-defined]  # a flask.Response, typed as its base
     return body
 

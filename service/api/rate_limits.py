@@ -5,6 +5,9 @@ Settings (app config, else the environment; each off under TESTING unless a test
   READS_PER_SECOND    GET requests under /v1/ one client may make a second, sustained (default 20;
                       0 turns the limit off) ...
   READ_BURST          ... and at once after a quiet spell: the bucket's size (default 200)
+  EXPERT_GAMES_PER_CLIENT  games with an expert seat one client may have running at once (default 4;
+                      0 turns the limit off): each such game keeps one expert job on the queue at a time,
+                      so a client's share of the expert workers is at most this many jobs
   TRUSTED_PROXY_HOPS  how many proxies in front of the API append to X-Forwarded-For (default 0:
                       the header is ignored and the client is the socket's remote address; with 1,
                       the last address in the header, the one the trusted proxy saw)
@@ -15,6 +18,9 @@ expiry can never part. The window runs on Redis's clock, so API processes need n
 Reads: one hash per client, `ratelimit:reads:{<client>}`, holding the tokens left and when they were
 counted; a script refills them at READS_PER_SECOND up to READ_BURST on Redis's clock, takes one per
 read, and lets the key expire once the bucket would be full again.
+Expert games: one sorted set per client, `ratelimit:experts:{<client>}`, game id -> when created; a creation
+with an expert seat first drops the games that have ended (or are gone), then is refused when as many
+are left. Two creations at the very same moment may both pass: the bound is per request, not atomic.
 Over a limit: 429 problem+json `rate_limited` with `Retry-After` (seconds until the window ends, or
 until the bucket holds a token again).
 Routes marked `@unlimited` (the static catalog) take no token: they cost Redis nothing, so they
@@ -37,6 +43,10 @@ from service.storage.redis_clients import StoreClient
 DEFAULT_GAMES_PER_MINUTE = 30
 DEFAULT_READS_PER_SECOND = 20
 DEFAULT_READ_BURST = 200
+DEFAULT_EXPERT_GAMES_PER_CLIENT = 4
+EXPERT_GAMES_EXTENSION = "ratelimit_experts"
+EXPERT_GAMES_KEY_SECONDS = 7 * 24 * 3600  # a client's set outlives its longest expert game
+EXPERT_RETRY_SECONDS = 60
 WINDOW_SECONDS = 60
 EXTENSION = "ratelimit"
 READS_EXTENSION = "ratelimit_reads"
@@ -141,6 +151,48 @@ class TokenBucket:
             )
 
 
+class RunningGames:
+    """Per client, the games it created that are still running (only games with an expert seat are noted)."""
+
+    def __init__(self, client: StoreClient, limit: int, name: str = "experts") -> None:
+        self.client = client
+        self.limit = limit
+        self.name = name
+
+    @property
+    def enabled(self) -> bool:
+        return self.limit > 0
+
+    def key(self, client_id: str) -> str:
+        return f"ratelimit:{self.name}:{{{client_id}}}"
+
+    def admit(self, client_id: str, running: Callable[[str], bool]) -> None:
+        """429 `rate_limited` when `client_id` has `limit` games still `running` (the others are dropped)."""
+        if not self.enabled:
+            return
+        key = self.key(client_id)
+        noted = [str(game_id) for game_id in store_call(self.client.zrange, key, 0, -1)]
+        ended = [game_id for game_id in noted if not running(game_id)]
+        if ended:
+            store_call(self.client.zrem, key, *ended)
+        if len(noted) - len(ended) >= self.limit:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"at most {self.limit} running games with an expert seat per client; "
+                f"try again when one has ended (in {EXPERT_RETRY_SECONDS} s, say)",
+                headers={"Retry-After": str(EXPERT_RETRY_SECONDS)},
+            )
+
+    def note(self, client_id: str, game_id: str, at: float) -> None:
+        """`client_id` created `game_id`, which counts until it ends."""
+        if not self.enabled:
+            return
+        key = self.key(client_id)
+        store_call(self.client.zadd, key, {game_id: at})
+        store_call(self.client.expire, key, EXPERT_GAMES_KEY_SECONDS)
+
+
 def client_address(request: flask.Request, trusted_hops: int) -> str:
     """The client's address: the socket's peer, or with trusted proxies the address the outermost
     trusted proxy saw (counted from the right of X-Forwarded-For, which a client cannot forge)."""
@@ -152,6 +204,11 @@ def client_address(request: flask.Request, trusted_hops: int) -> str:
     if len(hops) < trusted_hops:
         return remote
     return hops[-trusted_hops][:100]
+
+
+def client_address_of(request: flask.Request) -> str:
+    """The current client, as the limits count it (TRUSTED_PROXY_HOPS from the app's config)."""
+    return client_address(request, int(flask.current_app.config.get("TRUSTED_PROXY_HOPS", 0)))
 
 
 def _setting(app: flask.Flask, name: str, default: int) -> int:
@@ -171,6 +228,9 @@ def init_app(app: flask.Flask, client: StoreClient) -> RateLimiter:
     limiter = RateLimiter(client, app.config["GAMES_PER_MINUTE"])
     app.extensions[EXTENSION] = limiter
     app.extensions[READS_EXTENSION] = TokenBucket(client, app.config["READS_PER_SECOND"], app.config["READ_BURST"])
+    experts = _setting(app, "EXPERT_GAMES_PER_CLIENT", DEFAULT_EXPERT_GAMES_PER_CLIENT)
+    app.config["EXPERT_GAMES_PER_CLIENT"] = experts
+    app.extensions[EXPERT_GAMES_EXTENSION] = RunningGames(client, experts)
     app.before_request(limit_reads)
     return limiter
 
@@ -193,7 +253,7 @@ def limit_reads() -> None:
     bucket: TokenBucket | None = app.extensions.get(READS_EXTENSION)
     if bucket is None or not bucket.enabled:
         return
-    bucket.take(client_address(request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))
+    bucket.take(client_address_of(request))
 
 
 def limit_game_creation() -> None:
@@ -202,4 +262,10 @@ def limit_game_creation() -> None:
     limiter: RateLimiter | None = app.extensions.get(EXTENSION)
     if limiter is None or not limiter.enabled:
         return
-    limiter.hit(client_address(flask.request, int(app.config.get("TRUSTED_PROXY_HOPS", 0))))
+    limiter.hit(client_address_of(flask.request))
+
+
+def expert_games() -> RunningGames | None:
+    """The app's bound on each client's running games with an expert seat (None when not set up)."""
+    found: RunningGames | None = flask.current_app.extensions.get(EXPERT_GAMES_EXTENSION)
+    return found

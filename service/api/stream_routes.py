@@ -24,8 +24,9 @@ from marshmallow import validate
 
 from service.api.action_event_schemas import EVENT_RECORD, ref
 from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, watchers
-from service.api.followers import LAST_EVENT, Watchers
+from service.api.followers import FOLLOWERS_FULL, LAST_EVENT, Watchers
 from service.api.problems import ApiError
+from service.api.rate_limits import READS_LIMITED, client_address_of
 from service.api.shared_schemas import MAX_SEQ
 from service.ops import metrics
 from service.play.game_service import GameService
@@ -120,12 +121,15 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
     s400="bad query or Last-Event-ID",
     s401="a ticket that is unknown, used, expired or of another game",
     s404="no such game",
+    s429=f"{READS_LIMITED}; or the client's most open streams and long-polls",
+    s503=f"the event store cannot be reached; or {FOLLOWERS_FULL}",
 )
 def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> flask.Response:
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""
     service = games()
     loaded = service.repository.load(checked_id(game_id))
     after = headers.get("last_event_id", query.get("after", 0))  # a reconnect's Last-Event-ID wins
+    watchers().check_room(loaded.id)  # before the ticket is spent
     seat = None
     if "ticket" in query:
         seat = service.store.take_ticket(loaded.id, _digest(query["ticket"]))
@@ -134,9 +138,13 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
     if loaded.snap.seed_revealed and after >= loaded.version:
         return flask.Response(status=204)
     heartbeat = float(flask.current_app.config.get("STREAM_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
-    frames = sse_frames(service, watchers(), loaded.id, after, seat, heartbeat)
+    hub = watchers()
+    release = hub.hold(client_address_of(flask.request))  # until the server closes the response
+    frames = sse_frames(service, hub, loaded.id, after, seat, heartbeat)
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return flask.Response(frames, mimetype=EVENT_STREAM, headers=headers)
+    response = flask.Response(frames, mimetype=EVENT_STREAM, headers=headers)
+    response.call_on_close(release)
+    return response
 
 
 def sse_frames(
@@ -160,6 +168,8 @@ def sse_frames(
                     return
     except StoreUnavailable as error:  # the client reconnects with Last-Event-ID
         log.warning("stream of game %s ended: event store unavailable: %s", game_id, error)
+    except ApiError as error:  # followers_full since the answer's check_room: the client reconnects
+        log.warning("stream of game %s ended: %s", game_id, error)
 
 
 def _event_frames(records: list[dict[str, Any]]) -> bytes:

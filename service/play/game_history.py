@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
+import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from domain import engine
@@ -13,8 +16,9 @@ from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.play.errors import EventOutOfRange, GameNotFound, PlayError, TooManyDisputes
 from service.play.game_service import GameService, LoadedGame
 from service.play.game_view import render
-from service.storage.event_store import GameGone
+from service.storage.event_store import GameGone, StoreUnavailable
 
+log = logging.getLogger(__name__)
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
 DISPUTES_PAGE = 50  # disputes a page by default ...
 DISPUTES_PAGE_MAX = 200  # ... and at most
@@ -60,10 +64,31 @@ class GameHistory:
     # ------------------------------------------------------------ record
 
     def record(self, game_id: str) -> dict[str, Any]:
-        """The portable record; the seed and stacked decks only once the game has ended."""
+        """The portable record; the seed and stacked decks only once the game has ended. A packed game's is
+        made once and kept beside it (`_answer`)."""
+        return self._answer(game_id, "record", self._fresh_record)
+
+    def _fresh_record(self, game_id: str) -> dict[str, Any]:
         loaded = self.repository.load(game_id)
         records = self.store.read(game_id)
         return self._record(loaded, records)
+
+    def _answer(self, game_id: str, name: str, make: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+        """`make(game_id)`, made once for a packed game: kept beside its packed value (EventStore.keep_answer)
+        under `name`, marked with the code that made it, and served from there while the packed value and
+        the code are the same.
+        A game that is not packed (running, or ended a moment ago) is answered afresh each time."""
+        code = answers_code().encode("ascii") + b"\n"
+        kept = self.store.packed_answer(game_id, name)
+        if kept is not None and kept.startswith(code):
+            answer: dict[str, Any] = json.loads(kept[len(code) :])
+            return answer
+        answer = make(game_id)
+        try:
+            self.store.keep_answer(game_id, name, code + json.dumps(answer, separators=(",", ":")).encode("utf-8"))
+        except StoreUnavailable as error:  # answered all the same; the next request makes it again
+            log.warning("game %s: its %s not kept: %s", game_id, name, error)
+        return answer
 
     def _record(self, loaded: LoadedGame, records: list[Any]) -> dict[str, Any]:
         config = loaded.config
@@ -99,7 +124,11 @@ class GameHistory:
         return self.repository.load_header(game_id)
 
     def audit(self, game_id: str) -> dict[str, Any]:
-        """Every check of the verifier on the stream as stored now, with the server's seed."""
+        """Every check of the verifier on the stream as stored now, with the server's seed. A packed game's
+        is made once and kept beside it (`_answer`): its stream can no longer change."""
+        return self._answer(game_id, "audit", self._fresh_audit)
+
+    def _fresh_audit(self, game_id: str) -> dict[str, Any]:
         header = self._header(game_id)
         return self._audit(header, [_parse(text) for text in self.store.read_raw(game_id)])
 
@@ -220,6 +249,16 @@ class GameHistory:
             return self._view_at(game, at, seat, finished)
         except PlayError as error:
             return {"error": error.as_data()}
+
+
+@functools.cache
+def answers_code() -> str:
+    """A digest of the code that makes the kept answers (this module and every module of domain/, the
+    verifier and the games' rules among them): an answer kept by other code is made again."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted(Path(str(engine.__file__)).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _number(dispute_id: str) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 from domain import engine
 from domain.chain import record_actor
 from service.play.errors import GameNotFound, StreamDamaged
-from service.play.loaded_game import LoadedGame, Seat
+from service.play.loaded_game import LoadedGame, Seat, seat_of_token
 from service.storage.event_store import EventStore
 from service.storage.snapshots import SnapshotCache
 
@@ -95,6 +95,14 @@ class GameRepository:
         digests = tuple(json.loads(meta["tokens"]))
         turn_seconds = int(meta["turn_seconds"]) if meta.get("turn_seconds") else None
         return LoadedGame(game_id, seats, digests, config, meta["seed_source"], snap, "", turn_seconds)
+
+    def seat_for_token(self, game_id: str, token: str | None) -> int | None:
+        """The seat whose token this is (None for no token), from the game's meta alone, no fold: GameNotFound
+        when there is no such game, then Unauthorized for a token that is not one of its seats'."""
+        meta = self.store.meta(game_id)
+        if meta is None:
+            raise GameNotFound(game_id)
+        return None if token is None else seat_of_token(token, json.loads(meta["tokens"]))
 
     def require_game(self, game_id: str) -> None:
         """GameNotFound unless the game exists."""

@@ -16,6 +16,7 @@ from domain import engine
 from domain.chain import canonical_json, chain_records
 from domain.errors import DomainError
 from domain.events import Event
+from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play.due_turns import BotTurns, effective_think_ms, think_ms_max_from_env
 from service.play.errors import (
@@ -28,6 +29,7 @@ from service.play.errors import (
     refusal,
     token_needed,
 )
+from service.play.event_limits import event_limits_from_env
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.job_queue import BotDispatcher
@@ -62,9 +64,12 @@ class GameService:
         snapshots: SnapshotCache | None = None,
         think_ms_max: int | None = None,
         repository: GameRepository | None = None,
+        event_limits: EventLimits | None = None,
     ) -> None:
         """`think_ms_max`: the cap on an expert's think time a move (default: EXPERT_THINK_MS_MAX, 2000);
-        `snapshots` go to the repository made here unless one is given."""
+        `snapshots` go to the repository made here unless one is given; `event_limits`: a new game's
+        default and largest `max_events` (C-9; default: MAX_EVENTS_DEFAULT and MAX_EVENTS_LIMIT)."""
+        self.event_limits = event_limits if event_limits is not None else event_limits_from_env()
         self.store = store
         self.repository = repository if repository is not None else GameRepository(store, snapshots)
         self.bots = BotTurns(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
@@ -94,7 +99,9 @@ class GameService:
         if turn_seconds is not None and not low <= turn_seconds <= high:
             raise InvalidRequest("invalid_request", f"turn_seconds must be {low} to {high}, or null for no timeout")
         try:
-            config = engine.make_config(game, len(seats), options, seed or new_server_seed(), decks, nonce=new_nonce())
+            config = engine.make_config(
+                game, len(seats), options, seed or new_server_seed(), decks, nonce=new_nonce(), limits=self.event_limits
+            )
             snap, events = engine.start(config)
         except DomainError as error:
             raise refusal(error) from error
@@ -180,12 +187,12 @@ class GameService:
     ) -> dict[str, Any]:
         """A person's action, as the API has it: the token's seat acts in the game as it is now
         (`expected_version`: only at that version; `idempotency_key`: a retry gets the first answer).
-        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized)."""
-        loaded = self.repository.load(game_id)
-        if token is None:
+        An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized), and
+        both from the game's meta alone: the game is loaded only for a token of one of its seats."""
+        seat = self.repository.seat_for_token(game_id, token)
+        if seat is None:
             raise Unauthorized(NO_TOKEN)
-        seat = loaded.seat_for_token(token)
-        return self._command(game_id, seat, body, expected_version, idempotency_key, loaded)
+        return self._command(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
 
     def submit(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+from collections.abc import Sequence
 from typing import Any
 
 from domain import engine
@@ -16,6 +17,19 @@ CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of
 def token_digest(token: str) -> str:
     """Tokens are kept only as SHA-256 digests."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def seat_of_token(token: str, digests: Sequence[str | None]) -> int:
+    """The seat whose token digest is the token's; Unauthorized otherwise (constant-time comparison with
+    every seat's)."""
+    presented = token_digest(token)
+    found = None
+    for seat, digest in enumerate(digests):
+        if digest is not None and hmac.compare_digest(presented, digest):
+            found = seat
+    if found is None:
+        raise Unauthorized()
+    return found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,14 +71,7 @@ class LoadedGame:
 
     def seat_for_token(self, token: str) -> int:
         """The seat whose token this is; Unauthorized otherwise (constant-time comparison with every seat's)."""
-        presented = token_digest(token)
-        found = None
-        for seat, digest in enumerate(self.token_digests):
-            if digest is not None and hmac.compare_digest(presented, digest):
-                found = seat
-        if found is None:
-            raise Unauthorized()
-        return found
+        return seat_of_token(token, self.token_digests)
 
     def bot_to_act(self) -> Seat | None:
         """The first bot seat that may act now, if any."""

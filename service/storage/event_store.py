@@ -12,6 +12,9 @@ Keys of a game share one hash tag, so they live in one Redis Cluster slot:
                       compressed value; `events`, `meta` and `idem` are then gone (docs/storage.md)
   game:{<id>}:snapshots  hash: version -> the game folded to that version (service/storage/snapshots.py), for
                       cold loads and replays in a process that has not folded the game yet
+  game:{<id>}:answers  hash, for a packed game only: name -> an answer made once from the packed value (its
+                      meta; the record and audit of GameHistory), kept as the packed value's digest then the
+                      answer compressed; an answer whose digest is not the packed value's now is not used
   game:{<id>}:ticket:<sha256>  a seat's live-stream ticket (its seat), single use, with an expiry
   stats:games         hash: `started:<game>` and `finished:<game>` counts, for the metrics (best effort:
                       counted right after the append that starts or ends a game)
@@ -26,8 +29,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -40,6 +45,8 @@ from redis.exceptions import ClusterError, SlotNotCoveredError
 from service.ops import metrics
 from service.storage.packed_games import Entry, Packed, encode_record, pack, unpack
 from service.storage.redis_clients import StoreClient, sent_once
+
+log = logging.getLogger(__name__)
 
 # KEYS: stream, meta hash, packed. ARGV: number of meta items, meta field/value pairs..., records...
 # An id in use answers `exists` with that game's nonce: a resend can tell its own create from a clash.
@@ -161,9 +168,24 @@ redis.call('SET', KEYS[3], ARGV[5])
 return 'ok'
 """
 
-PACKED_CACHE_SIZE = 64  # unpacked games kept per process (a packed game is read often right after it ends)
+PACKED_CACHE_BYTES = 32 * 2**20  # the unpacked games kept per process, in bytes of their entries' and meta's text
+# (a packed game is read often right after it ends); the app reads PACKED_CACHE_BYTES from its config or the environment
 DROPPED_WHEN_PACKED = ("idem", "recent", "snapshots")  # a game's keys, besides its stream and meta, that packing drops
-OTHER_GAME_KEYS = ("disputes",)  # a game's keys that stay when it is packed; deleted with the game
+OTHER_GAME_KEYS = ("disputes", "answers")  # a game's keys that stay when it is packed; deleted with the game
+ANSWER_DIGEST_BYTES = 16  # an answer starts with the blake2b digest of the packed value it was made from
+
+# KEYS: packed, answers. ARGV: the answer's name. The packed value and the answer kept under that name.
+_PACKED_AND_ANSWER = """
+return {redis.call('GET', KEYS[1]) or '', redis.call('HGET', KEYS[2], ARGV[1]) or ''}
+"""
+
+# KEYS: packed, answers. ARGV: packed length, name, answer. Kept only while the game is packed (never an
+# orphan answers key beside a game exported meanwhile).
+_KEEP_ANSWER = """
+if redis.call('STRLEN', KEYS[1]) ~= tonumber(ARGV[1]) or tonumber(ARGV[1]) == 0 then return 'changed' end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return 'ok'
+"""
 
 
 # KEYS: disputes stream, meta, packed value. ARGV: seat, the seat's limit, the dispute as JSON.
@@ -293,7 +315,14 @@ def _entry_id(seq: int) -> str:
 class EventStore:
     """Append-only game streams with atomic compare-and-append."""
 
-    def __init__(self, client: StoreClient, blocking_client: StoreClient | None = None) -> None:
+    def __init__(
+        self,
+        client: StoreClient,
+        blocking_client: StoreClient | None = None,
+        packed_cache_bytes: int = PACKED_CACHE_BYTES,
+    ) -> None:
+        """`packed_cache_bytes`: how much unpacked text of packed games this process keeps (a game larger
+        than that is unpacked for each read that needs its events)."""
         self._redis = client
         self._blocking = blocking_client or client
         self._create = client.register_script(_CREATE)
@@ -304,7 +333,11 @@ class EventStore:
         self._read_game_script = client.register_script(_READ_GAME)
         self._write_packed_script = client.register_script(_WRITE_PACKED)
         self._add_dispute = client.register_script(_ADD_DISPUTE)
-        self._unpacked: OrderedDict[str, tuple[bytes, Packed]] = OrderedDict()
+        self._packed_and_answer_script = client.register_script(_PACKED_AND_ANSWER)
+        self._keep_answer_script = client.register_script(_KEEP_ANSWER)
+        self._unpacked: OrderedDict[str, tuple[bytes, Packed, int]] = OrderedDict()
+        self._unpacked_bytes = 0
+        self.packed_cache_bytes = packed_cache_bytes
         self._lock = threading.Lock()
 
     @property
@@ -342,8 +375,19 @@ class EventStore:
         data = self._call(self._redis.hgetall, _keys(game_id)[1])
         if data:
             return dict(data)
-        packed = self._packed(game_id)  # written before the meta hash is dropped, so never both gone
-        return dict(packed.meta) if packed is not None else None
+        # the packed value is written before the meta hash is dropped, so never both gone; its meta is kept
+        # as an answer, so that reading it costs no unpacking of the events
+        value, kept = self._packed_and_answer(game_id, "meta")
+        if value is None:
+            return None
+        if kept is not None:
+            return {str(key): str(text) for key, text in json.loads(kept).items()}
+        meta = dict(self._unpacked_value(game_id, value).meta)
+        try:
+            self._keep_answer(game_id, "meta", value, json.dumps(meta).encode("utf-8"))
+        except StoreUnavailable as error:  # the read answers all the same; a later one keeps it
+            log.warning("game %s: its meta not kept beside its packed value: %s", game_id, error)
+        return meta
 
     def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         """Records with seq > after, in order."""
@@ -352,6 +396,37 @@ class EventStore:
     def read_raw(self, game_id: str) -> list[str]:
         """Every stored entry's text as it is, for audits of a possibly damaged stream."""
         return self._texts(game_id)[0]
+
+    def packed_answer(self, game_id: str, name: str) -> bytes | None:
+        """The answer kept under `name` for the packed game, if it was made from the packed value as it is
+        now (one read of the value and the answer); None when the game is not packed or has no such answer."""
+        return self._packed_and_answer(game_id, name)[1]
+
+    def keep_answer(self, game_id: str, name: str, answer: bytes) -> bool:
+        """Keep `answer` under `name` for the game as packed now (made from the game's stored meta and
+        events, which the packed value holds exactly); nothing when it is not packed. True if kept."""
+        value = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
+        return value is not None and self._keep_answer(game_id, name, value, answer)
+
+    def _packed_and_answer(self, game_id: str, name: str) -> tuple[bytes | None, bytes | None]:
+        """The packed value (None: not packed) and the answer under `name` made from it (None: none, or one
+        made from another value)."""
+        keys = [_packed_key(game_id), _game_key(game_id, "answers")]
+        value, kept = self._run_raw(self._packed_and_answer_script, keys, [name])
+        if not value:
+            return None, None
+        digest = _digest(bytes(value))
+        if not kept or bytes(kept[:ANSWER_DIGEST_BYTES]) != digest:
+            return bytes(value), None
+        try:
+            return bytes(value), zlib.decompress(bytes(kept[ANSWER_DIGEST_BYTES:]))
+        except zlib.error:  # damaged: made again
+            return bytes(value), None
+
+    def _keep_answer(self, game_id: str, name: str, value: bytes, answer: bytes) -> bool:
+        keys = [_packed_key(game_id), _game_key(game_id, "answers")]
+        kept = _digest(value) + zlib.compress(answer, 6)
+        return _text(self._call(self._keep_answer_script, keys=keys, args=[len(value), name, kept])) == "ok"
 
     def _texts(self, game_id: str, after: int = 0, count: int | None = None) -> tuple[list[str], bool]:
         """Entry texts above `<after>-0` from the stream, or from the packed game once the stream is gone;
@@ -367,20 +442,32 @@ class EventStore:
     def _packed(self, game_id: str) -> Packed | None:
         """The packed game, if it is packed (unpacked once per process while it stays the same)."""
         value = self._call(self._redis.execute_command, "GET", _packed_key(game_id), **{NEVER_DECODE: []})
-        if value is None:
-            return None
-        digest = hashlib.blake2b(value, digest_size=16).digest()
+        return None if value is None else self._unpacked_value(game_id, value)
+
+    def _unpacked_value(self, game_id: str, value: bytes) -> Packed:
+        """`value` unpacked: kept while the cache's bytes allow (the least recently used go first)."""
+        digest = _digest(value)
         with self._lock:
             cached = self._unpacked.get(game_id)
             if cached is not None and cached[0] == digest:
                 self._unpacked.move_to_end(game_id)
                 return cached[1]
         packed = unpack(value)
+        size = packed.size()
         with self._lock:
-            self._unpacked[game_id] = (digest, packed)
-            while len(self._unpacked) > PACKED_CACHE_SIZE:
-                self._unpacked.popitem(last=False)
+            old = self._unpacked.pop(game_id, None)
+            self._unpacked_bytes -= old[2] if old is not None else 0
+            if size <= self.packed_cache_bytes:
+                self._unpacked[game_id] = (digest, packed, size)
+                self._unpacked_bytes += size
+            while self._unpacked_bytes > self.packed_cache_bytes:
+                self._unpacked_bytes -= self._unpacked.popitem(last=False)[1][2]
         return packed
+
+    def unpacked_bytes(self) -> int:
+        """The bytes of text of the unpacked games this process keeps now."""
+        with self._lock:
+            return self._unpacked_bytes
 
     # ------------------------------------------------------------ compaction, export, import
 
@@ -412,6 +499,10 @@ class EventStore:
             return "missing"  # packed, then exported by another process before the drop's reply came
         if outcome != "ok":
             raise CompactionError(f"game {game_id} changed while it was packed; left as it is")
+        try:  # so that a read of the meta unpacks nothing; else the first read that needs it keeps it
+            self._keep_answer(game_id, "meta", value, json.dumps(meta).encode("utf-8"))
+        except StoreUnavailable as error:
+            log.warning("game %s packed; its meta not kept beside it yet: %s", game_id, error)
         return "packed"
 
     def _read_game(self, game_id: str) -> _Keys:
@@ -483,7 +574,7 @@ class EventStore:
         Sent once; when the reply is lost, the game is read back: nothing left of it means deleted."""
         stream, meta_key, idem_key = _keys(game_id)
         keys = [stream, meta_key, _packed_key(game_id), _disputes_key(game_id), idem_key]
-        keys += [_game_key(game_id, suffix) for suffix in DROPPED_WHEN_PACKED if suffix != "idem"]
+        keys += [_game_key(game_id, suffix) for suffix in (*DROPPED_WHEN_PACKED, "answers") if suffix != "idem"]
 
         def learn() -> str | None:  # sent once: a resend after a lost reply would meet `changed`
             found = self._read_game(game_id)
@@ -550,9 +641,10 @@ class EventStore:
         entries = self._call(self._redis.xrange, _disputes_key(game_id), "-", "+")
         return sum(1 for _, fields in entries if fields.get("s") == str(seat))
 
-    def records_after(self, game_id: str, after: int) -> tuple[list[dict[str, Any]], bool]:
-        """Records with seq > after, and whether the game is packed (it has ended: nothing can follow)."""
-        texts, packed = self._texts(game_id, after)
+    def records_after(self, game_id: str, after: int, count: int | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """Records with seq > after (at most `count`), and whether the game is packed (it has ended:
+        nothing can follow)."""
+        texts, packed = self._texts(game_id, after, count)
         return [json.loads(text) for text in texts], packed
 
     def last_seq(self, game_id: str) -> int:
@@ -592,8 +684,12 @@ class EventStore:
         self._call(self._redis.set, _ticket_key(game_id, digest), str(seat), ex=seconds)
 
     def take_ticket(self, game_id: str, digest: str) -> int | None:
-        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired."""
-        seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
+        """The seat of a stream ticket, which is gone from then on; None when unknown, used or expired.
+
+        Sent once: a resend after a lost reply would find the ticket gone and refuse a valid one. A lost
+        reply is StoreUnavailable (503), and the client takes a new ticket."""
+        with sent_once():
+            seat = self._call(self._redis.getdel, _ticket_key(game_id, digest))
         return None if seat is None else int(seat)
 
     def append(
@@ -692,6 +788,11 @@ def _restored_as(found: _Keys, value: bytes, disputes: Sequence[tuple[str, Any]]
     """Whether a game's keys are exactly what a restore of the packed `value` and `disputes` writes."""
     wanted = tuple((dispute_id, dict(fields)) for dispute_id, fields in disputes)
     return not found.meta and not found.entries and found.packed == value and found.disputes == wanted
+
+
+def _digest(value: bytes) -> bytes:
+    """The digest that names a packed value (its cache entry, its answers)."""
+    return hashlib.blake2b(value, digest_size=ANSWER_DIGEST_BYTES).digest()
 
 
 def _encode(records: list[dict[str, Any]]) -> list[str]:

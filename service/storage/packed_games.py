@@ -14,6 +14,7 @@ Unpacking gives back exactly the meta and the entries (ids and texts) that were 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import zlib
 from collections.abc import Mapping, Sequence
@@ -38,9 +39,22 @@ class Packed:
 
     def texts(self, after: int = 0, count: int | None = None) -> list[str]:
         """The texts of the entries with an id above `<after>-0` (as XRANGE from `<after + 1>-0`)."""
+        stop = None if count is None else after + count
+        if self._numbered and after >= 0:  # ids 1-0, 2-0, ...: found by their place
+            return [text for _, text in self.entries[after:stop]]
         start = (after + 1, 0)
         chosen = [text for entry_id, text in self.entries if _id_order(entry_id) >= start]
         return chosen if count is None else chosen[:count]
+
+    @functools.cached_property
+    def _numbered(self) -> bool:
+        """Whether the entry ids are `1-0`, `2-0`, ... in order (a game's stream as appended)."""
+        return all(entry_id == f"{seq}-0" for seq, (entry_id, _) in enumerate(self.entries, start=1))
+
+    def size(self) -> int:
+        """The bytes of its meta's and its entries' text, about what it takes in memory."""
+        meta = sum(len(key) + len(text) for key, text in self.meta.items())
+        return meta + sum(len(entry_id) + len(text) for entry_id, text in self.entries)
 
 
 def encode_record(record: Mapping[str, Any]) -> str:

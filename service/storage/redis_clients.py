@@ -33,7 +33,7 @@ DEFAULT_REDIS_URL = "redis://localhost:6379/0"
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 POOL_SIZE = 64  # connections a process keeps to one Redis for its requests
 POOL_WAIT_SECONDS = 5.0
-READER_POOL_SIZE = 10_000  # blocking reads: one per game followed in the process (service/api/followers.py)
+READER_POOL_SIZE = 1_000  # blocking reads: one per game followed in the process (service/api/followers.py)
 
 
 _SENT_ONCE: ContextVar[bool] = ContextVar("sent_once", default=False)
@@ -126,8 +126,11 @@ def connect(url: str, pool_size: int = POOL_SIZE, **options: Any) -> StoreClient
     return RedisCluster.from_url(parts._replace(scheme=scheme).geturl(), **options)
 
 
-def redis_clients(url: str, queue_url: str | None = None) -> tuple[StoreClient, StoreClient, redis.Redis]:
-    """Clients for the store, for blocking reads (long-poll) and for RQ (bytes replies, plain Redis)."""
+def redis_clients(
+    url: str, queue_url: str | None = None, readers: int = READER_POOL_SIZE
+) -> tuple[StoreClient, StoreClient, redis.Redis]:
+    """Clients for the store, for blocking reads (long-poll; at most `readers` connections on one Redis)
+    and for RQ (bytes replies, plain Redis)."""
     queue_at = queue_url_for(url, queue_url)
     common: dict[str, Any] = {
         "socket_connect_timeout": 2,
@@ -136,7 +139,7 @@ def redis_clients(url: str, queue_url: str | None = None) -> tuple[StoreClient, 
         "retry": ReadRetry(ExponentialBackoff(cap=0.2, base=0.05), 1),
     }
     store = connect(url, decode_responses=True, socket_timeout=5, **common)
-    blocking = connect(url, READER_POOL_SIZE, decode_responses=True, socket_timeout=40, **common)
+    blocking = connect(url, readers, decode_responses=True, socket_timeout=40, **common)
     pool = redis.BlockingConnectionPool.from_url(
         queue_at, max_connections=POOL_SIZE, timeout=POOL_WAIT_SECONDS, socket_timeout=5, **common
     )

@@ -47,6 +47,7 @@ def encode(snap: engine.Snapshot[Any], last_hash: str) -> bytes:
         "version": snap.version,
         "seed_revealed": snap.seed_revealed,
         "abandoned": snap.abandoned,
+        "out_of_events": snap.out_of_events,
         "last_hash": last_hash,
         "state": _encode(snap.state),
     }
@@ -73,6 +74,7 @@ def decode(blob: bytes, config: engine.GameConfig) -> tuple[engine.Snapshot[Any]
             int(body["version"]),
             bool(body["seed_revealed"]),
             body["abandoned"],
+            bool(body["out_of_events"]),
         )
         return snap, str(body["last_hash"])
     except SnapshotDecodeError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ import redis
 
 from domain import engine
 from service.storage.event_store import _APPEND, _CREATE
+from service.upkeep.lifecycle import DAY_SECONDS, Lifecycle, LifecycleSettings
 from tests.conftest import auth
 from tests.faults.conftest import Proxied, game_ids
 from tests.faults.redis_proxy import Fault, FaultPlan, RedisProxy, Rule
@@ -150,3 +152,52 @@ def test_reads_are_still_retried_by_the_driver(proxied: Proxied, proxy: RedisPro
     response = proxied.client.get(f"/v1/games/{created['id']}")
     assert proxy.plan.count(Fault.NOT_SENT) == 1
     assert response.status_code == 200, response.get_data(as_text=True)
+
+
+def test_a_stream_ticket_whose_redeem_reply_is_lost_is_a_503_and_a_new_ticket_opens_the_stream(
+    proxied: Proxied, proxy: RedisProxy
+) -> None:
+    """The ticket's GETDEL ran and its reply was lost. Before the fix the driver resent it, found the
+    ticket gone and answered 401 for a valid ticket; now it is sent once, the answer is 503, and the
+    client's next ticket opens the stream."""
+    created = proxied.create(TWO_PEOPLE)
+    game = f"/v1/games/{created['id']}"
+    headers = auth(created["seats"][0]["token"])
+    ticket = proxied.client.post(f"{game}/stream-tickets", headers=headers).get_json()["ticket"]
+    proxy.plan = FaultPlan(7, [Rule("GETDEL", Fault.REPLY_LOST, limit=1)])
+    refused = proxied.client.get(f"{game}/stream?ticket={ticket}")
+    assert proxy.plan.count(Fault.REPLY_LOST) == 1, "the proxy cut no reply"
+    assert refused.status_code == 503, refused.get_data(as_text=True)
+    assert refused.get_json()["type"].endswith("store_unavailable")
+    again = proxied.client.post(f"{game}/stream-tickets", headers=headers).get_json()["ticket"]
+    opened = proxied.client.get(f"{game}/stream?ticket={again}", buffered=False)
+    assert opened.status_code == 200
+    assert next(opened.response).startswith(b"event: view\n")
+    opened.close()
+
+
+def test_a_create_that_ends_in_a_503_leaves_a_game_that_the_lifecycle_abandons(
+    proxied: Proxied, proxy: RedisProxy, upstream: redis.Redis
+) -> None:
+    """The create ran and its reply was lost, and every resend found Redis unreachable: 503, and a game
+    is stored whose tokens nobody has. It is a game like any its creator walked away from: in the
+    active index, ended as abandoned by the lifecycle sweep ABANDON_AFTER_DAYS later (creates take no
+    idempotency key; the client's retry makes a new game)."""
+    proxy.plan = FaultPlan(
+        8,
+        [
+            Rule("EVALSHA", Fault.REPLY_LOST, script=_CREATE, limit=1),
+            Rule("EVALSHA", Fault.NOT_SENT, script=_CREATE, resends=True),
+        ],
+    )
+    refused = proxied.client.post("/v1/games", json=TWO_PEOPLE)
+    assert refused.status_code == 503, refused.get_data(as_text=True)
+    (orphan,) = game_ids(upstream)
+    proxy.plan = FaultPlan(8)  # Redis is back
+    service = proxied.app.extensions["games"]
+    assert service.index.idle(float("inf"), 10) == [orphan], "the game is not in the active index"
+    settings = LifecycleSettings()
+    later = time.time() + (settings.abandon_after_days + 1) * DAY_SECONDS
+    outcome = Lifecycle(service, settings, now=lambda: later).run_once()
+    assert outcome.abandoned == [orphan]
+    assert service.repository.load(orphan).snap.finished

@@ -52,7 +52,7 @@ def test_packing_whose_drop_lost_its_reply_is_reported_packed(
     assert proxy.plan.count(fault) == 1, "the proxy faulted no drop"
     assert outcome.packed == [game_id], "the game was packed, but the sweep did not say so"
     assert upstream.zscore(UNPACKED_KEY, game_id) is None, "a packed game stayed in the packing queue"
-    assert keys_of(upstream, game_id) == {"packed"}
+    assert keys_of(upstream, game_id) == {"packed", "answers"}
     assert proxied.client.get(f"/v1/games/{game_id}/record").get_json() == record
 
 

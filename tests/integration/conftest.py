@@ -136,6 +136,8 @@ def service_env(redis_url: str, queue_url: str | None = None) -> dict[str, str]:
     env = {
         "GAMES_PER_MINUTE": "0",
         "READS_PER_SECOND": "0",
+        "WATCHES_PER_CLIENT": "0",
+        "EXPERT_GAMES_PER_CLIENT": "0",
         **os.environ,
         "REDIS_URL": redis_url,
         "PYTHONUNBUFFERED": "1",

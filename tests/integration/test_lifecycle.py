@@ -87,7 +87,7 @@ def test_an_idle_game_ends_as_abandoned_is_packed_and_verifies(lifecycle_redis_u
     events = client.get(f"/v1/games/{game_id}/events?after={running['version']}").get_json()["events"]
     assert [e["type"] for e in events] == ["GameAbandoned", "SeedRevealed"]
     assert events[0]["data"] == {"reason": "no action for 30 days"} and events[1]["data"]["seed"] == "life-romme"
-    assert game_keys(raw, game_id) == {"packed"}
+    assert game_keys(raw, game_id) == {"packed", "answers"}
     assert client.get(f"/v1/games/{game_id}/audit").get_json()["complete"] is True
     record_file = tmp_path / "record.json"
     record_file.write_text(json.dumps(client.get(f"/v1/games/{game_id}/record").get_json()))

@@ -149,13 +149,14 @@ def echoes(seed: str, value: Any, random: set[str]) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    ("game", "players", "version"), [("golf", 2, 1), ("romme", 2, 1), ("switch", 4, 2), ("go5", 2, 2)]
+    ("game", "players", "version"), [("golf", 2, 2), ("romme", 2, 2), ("switch", 4, 3), ("go5", 2, 3)]
 )
 def test_every_game_states_the_rules_version_it_is_played_under(
     client: FlaskClient, game: str, players: int, version: int
 ) -> None:
     """Versioned rules: the creation answer, every view, the record and the first event state the
-    game's rules version (Switch and Go5 are at 2 since S-9 and V-9)."""
+    game's rules version (every game went up one with C-9's max_events; Switch and Go5 had gone to 2
+    with S-9 and V-9)."""
     seats = [{"kind": "human"} for _ in range(players)]
     created = client.post("/v1/games", json={"game": game, "seats": seats}).get_json()
     game_url = f"/v1/games/{created['id']}"
@@ -456,8 +457,8 @@ def test_events_after_and_chain(client: FlaskClient) -> None:
     check_chain(events, created["seed_commitment"])
     later = client.get(f"/v1/games/{game_id}/events?after=2").get_json()["events"]
     assert later == events[2:]
-    assert client.get(f"/v1/games/{game_id}/events?after={len(events)}").get_json() == {"events": []}
-    assert client.get(f"/v1/games/{game_id}/events?after=999").get_json() == {"events": []}
+    assert client.get(f"/v1/games/{game_id}/events?after={len(events)}").get_json() == {"events": [], "next": None}
+    assert client.get(f"/v1/games/{game_id}/events?after=999").get_json() == {"events": [], "next": None}
 
 
 def test_events_wait_returns_empty_after_the_wait_when_nothing_is_new(client: FlaskClient) -> None:
@@ -465,7 +466,7 @@ def test_events_wait_returns_empty_after_the_wait_when_nothing_is_new(client: Fl
     started = time.monotonic()
     response = client.get(f"/v1/games/{created['id']}/events?after={created['version']}&wait=0.3")
     elapsed = time.monotonic() - started
-    assert response.status_code == 200 and response.get_json() == {"events": []}
+    assert response.status_code == 200 and response.get_json() == {"events": [], "next": None}
     assert 0.25 <= elapsed < 3
 
 

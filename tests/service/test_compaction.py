@@ -63,7 +63,7 @@ def test_every_read_endpoint_answers_the_same_after_compaction(
     assert sweep_at(app, GRACE - 5).packed == []  # not before the grace period is over
     assert sweep_at(app, GRACE + 5).packed == [game_id]
 
-    assert game_keys(fake_redis, game_id) == {"packed", "disputes"}
+    assert game_keys(fake_redis, game_id) == {"packed", "disputes", "answers"}
     assert fake_redis.zscore(UNPACKED_KEY, game_id) is None and fake_redis.zscore(FINISHED_KEY, game_id) is not None
     after = answers(client, finished)
     assert after.keys() == before.keys()
@@ -120,7 +120,7 @@ def test_a_damaged_stream_is_packed_as_it_is_and_the_audit_still_names_the_bad_e
     before = answers(client, finished)
     assert before["spectator GET /audit"][1]["first_bad_seq"] == 5
     assert app.extensions["games"].store.compact(game_id) == "packed"
-    assert game_keys(fake_redis, game_id) == {"packed", "disputes"}
+    assert game_keys(fake_redis, game_id) == {"packed", "disputes", "answers"}
     assert answers(client, finished) == before
 
 
@@ -154,7 +154,7 @@ def test_a_crash_in_the_middle_of_packing_loses_nothing(
 
     monkeypatch.undo()
     assert sweep_at(app, GRACE + 5).packed == [game_id]
-    assert game_keys(fake_redis, game_id) == {"packed", "disputes"}
+    assert game_keys(fake_redis, game_id) == {"packed", "disputes", "answers"}
     assert answers(client, finished) == before
 
 
@@ -256,7 +256,7 @@ def test_a_finished_game_whose_end_was_not_noted_is_found_among_the_idle_and_pac
     assert first.abandoned == [] and fake_redis.zscore(ACTIVE_KEY, game_id) is None
     assert fake_redis.zscore(UNPACKED_KEY, game_id) is not None
     assert Lifecycle(app.extensions["games"], settings, lambda: later).run_once().packed == [game_id]
-    assert game_keys(fake_redis, game_id) == {"packed", "disputes"}
+    assert game_keys(fake_redis, game_id) == {"packed", "disputes", "answers"}
 
 
 def test_a_game_is_not_abandoned_when_its_player_moves_after_the_sweep_found_it_idle(

@@ -54,3 +54,19 @@ def test_the_browser_example_names_only_real_event_types() -> None:
     names = re.findall(r"'([A-Z][A-Za-z0-9]+)'", DOC.split("```js", 1)[1].split("```", 1)[0])
     js = (Path(__file__).resolve().parents[2] / "service" / "api" / "web_page" / "static" / "live.js").read_text()
     assert names and all(f"'{name}'" in js for name in names)
+
+
+def test_the_documented_events_page_is_what_the_service_answers(client: FlaskClient) -> None:
+    shown = json.loads(DOC.split("## Events long-poll", 1)[1].split("```json\n", 1)[1].split("```", 1)[0])
+    asked = re.search(r"\(`\?(after=\d+&limit=\d+)` of a Golf game", DOC)
+    assert asked is not None
+    created = client.post("/v1/games", json={"game": "golf", "seats": TWO_HUMANS, "seed": "doc"}).get_json()
+    action = {"type": "reveal", "positions": [0, 1]}
+    client.post(f"/v1/games/{created['id']}/actions", json=action, headers=auth(created["seats"][0]["token"]))
+    client.post(f"/v1/games/{created['id']}/actions", json=action, headers=auth(created["seats"][1]["token"]))
+    page = client.get(f"/v1/games/{created['id']}/events?{asked[1]}").get_json()
+    assert [event["seq"] for event in page["events"]] == [event["seq"] for event in shown["events"]]
+    assert page["events"][0]["type"] == shown["events"][0]["type"]
+    assert page["next"] == shown["next"].replace("{id}", created["id"])
+    assert "1 to 1000, default 1000" in DOC and '`{"events": [], "next": null}`' in DOC
+    assert client.get(f"/v1/games/{created['id']}/events?after=99").get_json() == {"events": [], "next": None}

@@ -391,7 +391,7 @@ def test_a_finished_games_record_passes_the_verifier_and_its_cli(
     game_id = finished_bot_game(client, fake_redis, dispatcher, scenario)
     record = get_json(client, f"/v1/games/{game_id}/record")
     assert record["format"] == RECORD_FORMAT == "cardtable-record/2"
-    assert record["rules_version"] == {"switch": 2, "go5": 2}.get(scenario.game, 1)
+    assert record["rules_version"] == engine.get_game(scenario.game).rules_version
     assert record["status"] == "finished" and record["version"] == len(record["events"])
     assert record["game"] == scenario.game and record["id"] == game_id
     assert all("token" not in seat for seat in record["seats"])

@@ -110,7 +110,7 @@ def test_moves_succeed_while_an_index_master_is_down_and_the_game_is_packed_once
     assert first.reindexed == [game_id] and fake_redis.zscore(UNPACKED_KEY, game_id) is not None
     assert fake_redis.zscore(FINISHED_KEY, game_id) is not None and fake_redis.zscore(ACTIVE_KEY, game_id) is None
     assert lifecycle.run_once().packed == [game_id]
-    assert game_keys(fake_redis, game_id) == {"packed"}
+    assert game_keys(fake_redis, game_id) == {"packed", "answers"}
 
 
 def test_a_running_game_created_while_the_active_index_was_down_is_noted_active_by_the_walk(

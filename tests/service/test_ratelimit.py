@@ -194,3 +194,30 @@ def test_the_read_limit_comes_from_the_environment_and_is_off_under_testing(
     monkeypatch.delenv("READ_BURST")
     defaults = create_app(redis_client=fake_redis).config
     assert (defaults["READS_PER_SECOND"], defaults["READ_BURST"]) == (DEFAULT_READS_PER_SECOND, DEFAULT_READ_BURST)
+
+
+EXPERT_GOLF = {"game": "golf", "seats": [{"kind": "human"}, {"kind": "bot", "level": "expert"}]}
+
+
+def test_a_client_has_at_most_its_running_expert_games_and_one_that_ends_frees_a_place(
+    fake_redis: fakeredis.FakeRedis,
+) -> None:
+    """All-expert games can think for hours (thousands of moves at up to EXPERT_THINK_MS_MAX each): one
+    client has at most EXPERT_GAMES_PER_CLIENT of them running, so it holds at most that many of the
+    expert queue's jobs at once; games without an expert and other clients are not counted."""
+    app = limited_app(fake_redis, EXPERT_GAMES_PER_CLIENT=2)
+    client = app.test_client()
+    ids = []
+    for _ in range(2):
+        response = client.post("/v1/games", json=EXPERT_GOLF)
+        assert response.status_code == 201
+        ids.append(response.get_json()["id"])
+    refused = client.post("/v1/games", json=EXPERT_GOLF)
+    assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited"
+    assert "expert seat" in refused.get_json()["detail"] and refused.headers["Retry-After"] == "60"
+    assert len(list(fake_redis.scan_iter("game:*:meta"))) == 2, "the refused creation stored a game"
+    assert client.post("/v1/games", json=GOLF).status_code == 201
+    assert client.post("/v1/games", json=EXPERT_GOLF, environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 201
+    app.extensions["games"].abandon(ids[0], "ended for the test")
+    assert client.post("/v1/games", json=EXPERT_GOLF).status_code == 201
+    assert client.post("/v1/games", json=EXPERT_GOLF).status_code == 429

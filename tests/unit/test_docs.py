@@ -25,13 +25,15 @@ DOCS = ROOT / "docs"
 THIS_FILE = Path(__file__).resolve()
 
 RULE_IDS = {
-    "C": 7,  # rules/README.md: the common rules
+    "C": 9,  # rules/README.md: the common rules
     "G": 15,  # golf.md
     "R": 23,  # romme.md
     "S": 11,  # switch.md
     "V": 16,  # go5.md
 }
 """How many rules each prefix has: the ids are <prefix>-1 … <prefix>-<count>."""
+NOT_PLAYED = {"C-8"}
+"""Rules the binding rules define that the service does not play yet (C-8: matches on duplicate deals)."""
 
 DEFINED = re.compile(r"^(?:- \*\*|## )([A-Z]-\d+)\b", re.MULTILINE)
 ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
@@ -39,7 +41,8 @@ LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def rule_ids() -> list[str]:
-    return [f"{prefix}-{n}" for prefix, count in RULE_IDS.items() for n in range(1, count + 1)]
+    ids = [f"{prefix}-{n}" for prefix, count in RULE_IDS.items() for n in range(1, count + 1)]
+    return [rule for rule in ids if rule not in NOT_PLAYED]
 
 
 def defined_ids(text: str) -> list[str]:
@@ -50,11 +53,11 @@ def defined_ids(text: str) -> list[str]:
 def test_the_copy_of_the_rule_ids_is_what_the_binding_rules_define() -> None:
     """C-1 … C-7, G-1 …, R-1 …, S-1 …, V-1 …: the ids of the project folder's rules, when it is there."""
     if not SHARED_RULES.is_dir():  # a checkout without the project folder: the copy stands in
-        assert len(rule_ids()) == 72
+        assert len(rule_ids()) == 73
         return
     found = [rule for path in sorted(SHARED_RULES.glob("*.md")) for rule in defined_ids(path.read_text("utf-8"))]
     assert len(found) == len(set(found)), "a rule id is defined twice"
-    assert sorted(found) == sorted(rule_ids())
+    assert sorted(found) == sorted([*rule_ids(), *NOT_PLAYED])
 
 
 def test_only_definitions_count_as_rule_ids() -> None:

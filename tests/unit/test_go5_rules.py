@@ -14,6 +14,7 @@ import pytest
 from domain import engine
 from domain.errors import InvalidInput, RuleViolation
 from domain.go5 import GO5, card_value, winners_of
+from domain.options import MAX_EVENTS_DEFAULT
 from domain.shuffle import shuffle
 from tests.json_walk import strings_in
 from tests.unit.go5_helpers import (
@@ -183,9 +184,14 @@ def test_v4_options_change_the_values() -> None:
 
 
 def test_v4_v16_option_defaults() -> None:
-    """V-4 / V-16: defaults pattern values 1-7, joker -10, target 500."""
+    """V-4 / V-16: defaults pattern values 1-7, joker -10, target 500 (and C-9's max_events)."""
     options = engine.make_config("go5", 3, {}, "s").options
-    assert options == {"pattern_values": [1, 2, 3, 4, 5, 6, 7], "joker_value": -10, "target": 500}
+    assert options == {
+        "pattern_values": [1, 2, 3, 4, 5, 6, 7],
+        "joker_value": -10,
+        "target": 500,
+        "max_events": MAX_EVENTS_DEFAULT,
+    }
 
 
 @pytest.mark.parametrize(
@@ -561,10 +567,10 @@ def test_v9_rules_version_1_no_joker_joins_a_first_set_by_lay_off() -> None:
 
 
 def test_v9_a_joker_may_join_a_first_set_on_the_table_by_lay_off() -> None:
-    """V-9 (rules version 2): the first set holds no joker when laid; once on the table a joker may be
-    laid off onto it, and the lay-off is offered among the legal actions."""
+    """V-9 (rules version 2 and later): the first set holds no joker when laid; once on the table a joker
+    may be laid off onto it, and the lay-off is offered among the legal actions."""
     table = lay_off_table()
-    assert table.config.rules_version == 2
+    assert table.config.rules_version >= 2
     lay_off = {"type": "lay_off", "set": 1, "card": JOKER}
     assert [a for a in table.legal(1) if a["type"] == "lay_off"] == [lay_off]
     table.act(1, lay_off)

@@ -15,6 +15,7 @@ import pytest
 from domain import engine
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.options import MAX_EVENTS_DEFAULT
 from domain.shuffle import shuffle
 from domain.switch import card_value, hand_value
 from tests.unit.switch_helpers import Table, build_deck, canonical, cards_everywhere, play_until
@@ -82,7 +83,7 @@ def test_s1_four_decks_and_eight_jokers_make_216_cards() -> None:
 
 
 def test_s1_options_default() -> None:
-    """S-1, S-2, S-4, S-11: the defaults."""
+    """S-1, S-2, S-4, S-11 (and C-9's max_events): the defaults."""
     config = engine.make_config("switch", 4, {}, "seed")
     assert dict(config.options) == {
         "hand_size": 7,
@@ -90,6 +91,7 @@ def test_s1_options_default() -> None:
         "extra_jokers": 0,
         "extra_twos": 0,
         "target": 500,
+        "max_events": MAX_EVENTS_DEFAULT,
     }
 
 
@@ -709,10 +711,10 @@ def test_s9_rules_version_1_one_player_left_the_hand_ends_without_the_pending_dr
 
 
 def test_s9_one_player_left_takes_the_pending_draw_then_the_hand_ends() -> None:
-    """S-9 (rules version 2): seats 1, 2, 3 go out on 2, 2, joker; seat 0, alone holding cards, first
-    takes the pending draw of 9 from the stock, then the hand ends and seat 0 adds its whole hand."""
+    """S-9 (rules version 2 and later): seats 1, 2, 3 go out on 2, 2, joker; seat 0, alone holding cards,
+    first takes the pending draw of 9 from the stock, then the hand ends and seat 0 adds its whole hand."""
     table = one_left()
-    assert table.config.rules_version == 2
+    assert table.config.rules_version >= 2
     drawn = table.stock()[:9]
     events = go_out_on_2_2_joker(table)
     assert [(e.type_name(), e.data()) for e in events][:2] == [

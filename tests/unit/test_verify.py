@@ -516,7 +516,7 @@ def test_a_record_reveals_the_nonce_in_its_last_event_and_the_chain_holds_it() -
     """C-4: SeedRevealed carries the seed and the nonce; a nonce changed there breaks the chain."""
     record = finished_record("golf")
     assert seed_revealed(record["events"])["data"] == {"seed": "verify-test", "nonce": NONCE}
-    assert record["events"][0]["data"]["rules_version"] == record["rules_version"] == 1
+    assert record["events"][0]["data"]["rules_version"] == record["rules_version"] == 2
     seed_revealed(record["events"])["data"]["nonce"] = "f" * 64
     record["nonce"] = "f" * 64
     verdict = verify(record)
@@ -541,12 +541,12 @@ def test_an_old_format_record_without_a_nonce_still_passes(game_id: str, tmp_pat
 def test_a_record_that_claims_another_rules_version_than_its_first_event_fails_at_event_1() -> None:
     """A record's rules version (missing: 1) is the one its first event states, with or without the seed."""
     for record in (finished_record("go5"), running_record("go5")):
-        assert record["rules_version"] == record["events"][0]["data"]["rules_version"] == 2
-        record["rules_version"] = 1
+        assert record["rules_version"] == record["events"][0]["data"]["rules_version"] == 3
+        record["rules_version"] = 2
         verdict = verify(record)
         assert not verdict.ok and verdict.first_bad_seq == 1, verdict.detail
     old = make_record("golf", nonce=None)
-    old["rules_version"] = 2  # golf has no version 2: refused at the setup
+    old["rules_version"] = 3  # golf has no version 3: refused at the setup
     assert verify(old).first_bad_seq == 1
 
 
@@ -724,3 +724,50 @@ def test_make_verify_runs_the_verifier(tmp_path: Path) -> None:
     assert failed.returncode != 0 and "FAIL" in failed.stdout and str(seq) in failed.stdout.splitlines()[-1]
     usage = subprocess.run([*make, "verify"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert usage.returncode != 0 and "usage: make verify RECORD=" in usage.stdout + usage.stderr
+
+
+# ---------------------------------------------------------------- C-9: the event limit
+
+
+def limited_record(game_id: str, limit: int) -> Record:
+    """A finished game of bots that its event limit ended (C-9)."""
+    record = make_record(game_id, options={"max_events": limit})
+    assert record["version"] == limit and record["events"][-2]["data"]["reason"] == "event_limit"
+    return record
+
+
+def with_limit(record: Record, limit: int) -> Record:
+    """The record as if its game had been made with another max_events: options, first event and chain."""
+    changed = copy.deepcopy(record)
+    changed["options"]["max_events"] = limit
+    changed["events"][0]["data"]["options"]["max_events"] = limit
+    rechain(changed["events"], changed["seed_commitment"])
+    return changed
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_c9_a_game_its_event_limit_ended_passes_with_its_result(game_id: str) -> None:
+    """C-9: the end at the event limit is re-checked like any event: the verdict passes and its result
+    says event_limit, with the totals of the hands scored so far."""
+    record = limited_record(game_id, 40)
+    verdict = verify(record)
+    assert verdict.ok, verdict.detail
+    end = record["events"][-2]["data"]
+    assert verdict.result == {"totals": end["totals"], "winners": end["winners"], "reason": "event_limit"}
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_c9_an_event_limit_end_that_is_not_due_fails_where_it_stands(game_id: str) -> None:
+    """C-9: a record whose game could go on (its max_events is larger) but ends with event_limit fails at that end."""
+    record = with_limit(limited_record(game_id, 40), 60)
+    verdict = verify(record)
+    assert verdict.chain_ok and verdict.replay_ok is False and verdict.first_bad_seq == 39, verdict.detail
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_c9_a_game_that_goes_on_past_its_event_limit_fails_where_the_end_was_due(game_id: str) -> None:
+    """C-9: a record that goes on where its max_events leaves room only for the end fails at that event."""
+    record = with_limit(limited_record(game_id, 40), 30)
+    verdict = verify(record)
+    assert verdict.chain_ok and verdict.replay_ok is False and verdict.first_bad_seq == 29, verdict.detail
+    assert "GameEnded" in verdict.detail

@@ -13,6 +13,7 @@ from marshmallow import validate
 
 from domain.cards import JOKER, RANKS, SUITS
 from domain.engine import Game
+from domain.options import MAX_EVENTS
 
 RANK = "(?:" + "|".join(RANKS) + ")"
 SUIT = "[" + "".join(SUITS) + "]"
@@ -99,6 +100,8 @@ def option(game: Game[Any], name: str) -> ma.fields.Field[Any]:
     if isinstance(spec.default, bool):
         return flag(about)
     within = validate.Range(spec.minimum, spec.maximum)
+    if name == MAX_EVENTS:  # C-9's: none in a game of an older rules version; its ceiling is the operator's
+        return ma.fields.Integer(validate=within, **text(f"{about}; none in a game of an older rules version"))
     if isinstance(spec.default, list):  # a list of integers, as long as its default
         size = len(spec.default)
         return ma.fields.List(
@@ -108,7 +111,8 @@ def option(game: Game[Any], name: str) -> ma.fields.Field[Any]:
 
 
 class GameResult(ma.Schema):
-    """A finished game's result: the totals and the winners; an abandoned game's says so and why.
+    """A finished game's result: the totals and the winners; an abandoned game's says so and why, and
+    so does that of a game that ran out of events (C-9).
 
     Each game's module subclasses it (its own component, with its own words on who wins)."""
 
@@ -121,4 +125,9 @@ class GameResult(ma.Schema):
     abandoned = ma.fields.Boolean(
         validate=validate.Equal(True), **text("only in an abandoned game: true (the game ended without a winner)")
     )
-    reason = ma.fields.String(**text("only in an abandoned game: why it was abandoned"))
+    reason = ma.fields.String(
+        **text(
+            "only in a game that did not end by its own rules: why it was abandoned, or `event_limit` when it"
+            " ran out of events (C-9: the hand in play unscored, the winners by the totals so far)"
+        )
+    )

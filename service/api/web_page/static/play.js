@@ -58,9 +58,9 @@ export class PlayPage {
     try {
       const [view, events] = await Promise.all([
         api(gamePath(this.id), { token: this.token, signal: this.controller.signal }),
-        api(`${gamePath(this.id)}/events?after=0`, { signal: this.controller.signal }),
+        this.eventsAfter(0),
       ]);
-      this.addEvents(events.events);
+      this.addEvents(events);
       this.view = view;
       this.layout();
       this.render();
@@ -75,6 +75,18 @@ export class PlayPage {
   }
 
   // ---------------------------------------------------------------- data
+
+  /** Every event after seq `after`, a page at a time: each page says where the next one is. */
+  async eventsAfter(after) {
+    const events = [];
+    let path = `${gamePath(this.id)}/events?after=${after}`;
+    while (path) {
+      const page = await api(path, { signal: this.controller.signal });
+      events.push(...page.events);
+      path = page.next;
+    }
+    return events;
+  }
 
   addEvents(events) {
     const fresh = events.filter((e) => !this.events.has(e.seq));
