@@ -20,8 +20,8 @@ from bench import actions, bots, experts, fold, length, memory, openloop, reads,
 from bench.procs import ROOT, Processes, Server, processes
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
-from service.play.job_queue import RQDispatcher
 from service.storage.event_store import EventStore
+from service.storage.turn_queue import RQDispatcher
 
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"

@@ -23,8 +23,8 @@ from bench.procs import Processes, wait_until
 from bench.report import Figure, Target
 from domain.chain import record_actor
 from service.play.game_service import GameService
-from service.play.job_queue import BOT_QUEUE, BOT_QUEUES, EXPERT_QUEUE
 from service.storage.event_store import EventStore
+from service.storage.turn_queue import BOT_QUEUE, BOT_QUEUES, EXPERT_QUEUE
 
 EXPERT_GAMES = 8
 GREEDY_GAMES = 2

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from bench.report import Figure, Target
-from service.play.job_queue import RQDispatcher
+from service.storage.turn_queue import RQDispatcher
 from workers.reconcile import Reconciler
 
 ENTRIES = (10, 1_000, 10_000)

@@ -30,8 +30,8 @@ from service.bootstrap import build_services, connection_settings
 from service.ops import metrics
 from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT
-from service.play.job_queue import BotDispatcher, RQDispatcher
 from service.storage.event_store import StoreUnavailable
+from service.storage.turn_queue import BotDispatcher, RQDispatcher
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {

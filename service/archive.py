@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from service.bootstrap import build_services, connection_settings
-from service.play.job_queue import NoDispatcher
 from service.storage.redis_clients import connect
+from service.storage.turn_queue import NoDispatcher
 from service.upkeep.archive import Archive
 
 

@@ -11,10 +11,10 @@ import redis
 
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
-from service.play.job_queue import BotDispatcher, RQDispatcher
 from service.storage.event_store import PACKED_CACHE_BYTES, EventStore
 from service.storage.game_index import GameIndex
 from service.storage.redis_clients import DEFAULT_REDIS_URL, READER_POOL_SIZE, StoreClient, redis_clients
+from service.storage.turn_queue import BotDispatcher, RQDispatcher
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.play.due_turns import play_bot_turns, play_turn_timeout
 from service.play.game_service import GameService
-from service.play.job_queue import BOT_QUEUE
+from service.storage.turn_queue import BOT_QUEUE
 
 
 class RecordingDispatcher:

@@ -45,8 +45,8 @@ from rq.serializers import JSONSerializer
 
 from service.ops import logs
 from service.play.due_turns import ThinkCapError
-from service.play.job_queue import BOT_QUEUES
 from service.storage.redis_clients import RedisSettingsError
+from service.storage.turn_queue import BOT_QUEUES
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
 from workers.context import dispatcher, game_service, queue_url
 from workers.reconcile import Keeper, Reconciler, waiting_for

@@ -6,8 +6,8 @@ import functools
 
 from service.bootstrap import Services, build_services, connection_settings
 from service.play.game_service import GameService
-from service.play.job_queue import RQDispatcher
 from service.storage.redis_clients import queue_url_for
+from service.storage.turn_queue import RQDispatcher
 
 
 def queue_url() -> str:

@@ -1,7 +1,7 @@
 """The reconciler: every bot turn that is due has a job that is queued, scheduled or running, and
 every person on a turn timeout's clock has that timeout scheduled.
 
-It walks the waiting index (`bots:waiting`, see service/play/job_queue.py). A game whose bot job or turn
+It walks the waiting index (`bots:waiting`, see service/storage/turn_queue.py). A game whose bot job or turn
 timeout for the indexed version is in hand (queued in the list, scheduled, or started by a live
 worker) is left alone without being loaded, so a game waiting for a person on a timeout's clock costs
 a pass no more than one with a bot job queued. (Where a bot and a person may both act at that
@@ -39,7 +39,7 @@ from rq.serializers import JSONSerializer
 from service.ops import metrics
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
-from service.play.job_queue import BOT_QUEUE, RQDispatcher, bot_job_id, queue_for, timeout_job_id
+from service.storage.turn_queue import BOT_QUEUE, RQDispatcher, bot_job_id, queue_for, timeout_job_id
 from service.upkeep.lifecycle import Lifecycle, SweepOutcome
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ class Waiting:
     bot: bool  # a bot is due
     timeout_seconds: int | None = None  # a person is due, on a turn timeout's clock of this length
     grace_seconds: int = 0  # the bot due waits this long first: a person may act out of turn (a Go5 call)
-    queue: str = BOT_QUEUE  # the queue of the bot due (service/play/job_queue.py: experts have their own)
+    queue: str = BOT_QUEUE  # the queue of the bot due (service/storage/turn_queue.py: experts have their own)
 
 
 Due = Callable[[str], Waiting | None]

@@ -12,7 +12,7 @@ it by the `greedy` policy, recorded with actor "system", the seat and the reason
 clock of a version starts when the game reaches it and stops when the game moves on (the job is
 deleted; one that already left the schedule finds the version gone and does nothing).
 
-Expert bots think on their own queue (EXPERT_QUEUE, service/play/job_queue.py), so that the other bots keep
+Expert bots think on their own queue (EXPERT_QUEUE, service/storage/turn_queue.py), so that the other bots keep
 their pace while experts think, and their think time is capped by the server: at most
 EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's `think_ms` asks.
 """
@@ -30,8 +30,8 @@ from domain.bots import choose_action
 from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
 from service.ops import metrics
 from service.play.errors import VersionConflict
-from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
 from service.play.loaded_game import LoadedGame, Seat
+from service.storage.turn_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
 
 if TYPE_CHECKING:  # game_service builds on BotTurns below
     from service.play.game_service import GameService

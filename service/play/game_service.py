@@ -32,11 +32,11 @@ from service.play.errors import (
 from service.play.event_limits import event_limits_from_env
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
-from service.play.job_queue import BotDispatcher
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat, token_digest
 from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.snapshots import SnapshotCache
+from service.storage.turn_queue import BotDispatcher
 
 __all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class GameService:
 
     @property
     def dispatcher(self) -> BotDispatcher:
-        """Where bot turns and turn timeouts are asked for (service/play/job_queue.py)."""
+        """Where bot turns and turn timeouts are asked for (service/storage/turn_queue.py)."""
         return self.bots.dispatcher
 
     # ------------------------------------------------------------ create

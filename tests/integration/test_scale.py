@@ -17,7 +17,7 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from service.play.job_queue import WAITING_KEY, bot_job_id
+from service.storage.turn_queue import WAITING_KEY, bot_job_id
 from tests.integration.conftest import Stack, call, start_api, start_worker, wait_until
 from tests.integration.test_golf_end_to_end import assert_stream_is_a_chain, bearer
 from tests.integration.test_guarantees import act, next_move, race, two_human_golf, version_of

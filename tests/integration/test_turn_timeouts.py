@@ -15,7 +15,7 @@ import redis
 from rq.registry import ScheduledJobRegistry
 
 from domain.verify import verify
-from service.play.job_queue import BOT_QUEUE, timeout_job_id
+from service.storage.turn_queue import BOT_QUEUE, timeout_job_id
 from tests.integration.conftest import call
 
 pytestmark = pytest.mark.integration

@@ -27,9 +27,9 @@ from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
 from service.play.game_service import GameService
-from service.play.job_queue import BOT_QUEUE, BOT_TURN_JOB, EXPERT_QUEUE, WAITING_KEY, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore
 from service.storage.redis_clients import redis_clients
+from service.storage.turn_queue import BOT_QUEUE, BOT_TURN_JOB, EXPERT_QUEUE, WAITING_KEY, RQDispatcher, bot_job_id
 from tests.integration.conftest import ROOT, free_port, service_env, stop, wait_until
 from tests.integration.test_golf_end_to_end import assert_stream_is_a_chain
 

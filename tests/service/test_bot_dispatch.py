@@ -22,8 +22,8 @@ from domain.bots import choose_action
 from domain.shuffle import SeededStream
 from service.play.due_turns import play_bot_turns
 from service.play.game_service import CALL_GRACE_SECONDS, GameService, LoadedGame
-from service.play.job_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore, StoreUnavailable
+from service.storage.turn_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
 from service.upkeep.lifecycle import Lifecycle
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain

@@ -22,8 +22,8 @@ from service.app import create_app
 from service.play import due_turns as bot_turns
 from service.play.due_turns import ThinkCapError, play_bot_turns, think_ms_max_from_env
 from service.play.game_service import GameService
-from service.play.job_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore
+from service.storage.turn_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
 from tests.conftest import RecordingDispatcher
 from workers.__main__ import queue_names
 from workers.reconcile import Reconciler, waiting_for

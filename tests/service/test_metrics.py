@@ -21,8 +21,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from service.app import create_app
 from service.ops import logs, metrics
 from service.play.game_service import GameService
-from service.play.job_queue import RQDispatcher
 from service.storage.event_store import EventStore
+from service.storage.turn_queue import RQDispatcher
 from tests.conftest import RecordingDispatcher, create_golf
 from tests.service.sse import SseReader
 from tests.service.test_api_errors import FlakyStore

@@ -19,8 +19,8 @@ from domain.chain import event_hash
 from domain.verify import verify
 from service.play.due_turns import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from service.play.game_service import GameService
-from service.play.job_queue import RQDispatcher, bot_job_id, timeout_job_id
 from service.storage.event_store import EventStore
+from service.storage.turn_queue import RQDispatcher, bot_job_id, timeout_job_id
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, check_chain
 from workers.reconcile import Reconciler, Waiting, waiting_for
