@@ -18,9 +18,8 @@ from rich.console import Console
 
 from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
 from bench.procs import ROOT, Processes, Server, processes
-from service.play.game_history import GameHistory
-from service.play.game_service import GameService
-from service.storage.event_store import EventStore
+from service.bootstrap import game_history, game_service
+from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import RQDispatcher
 
 APP = "service.app:create_app()"
@@ -35,16 +34,17 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
-        service = GameService(EventStore(store_client), RQDispatcher(raw))
+        store = RedisStore.connect(store_client)
+        service = game_service(store, RQDispatcher(raw))
         console.print(f"redis-server at {procs.redis_url}, logs in {folder}")
 
         console.print("bot turns through the RQ workers, and no-op jobs ...")
-        bot_figure, games = bots.figure(procs, raw, service, service.store)
+        bot_figure, games = bots.figure(procs, raw, service, store.events)
         console.print("greedy turns alone and beside 8 expert games ...")
-        expert_figure = experts.figure(procs, raw, service, service.store)
+        expert_figure = experts.figure(procs, raw, service, store.events)
         console.print("folding the finished games ...")
         fold_figures = fold.figures(service, games)
-        memory_figures = memory.figures(raw, GameHistory(service), games)
+        memory_figures = memory.figures(raw, game_history(store, service), store.packing, games)
         console.print("a reconciler pass at 10, 1,000 and 10,000 waiting games ...")
         reconcile_figures = reconcile.figures(raw)
 
@@ -59,7 +59,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
         console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
-        read_figures = reads.figures(service, app, procs.redis_pid)
+        read_figures = reads.figures(service, store.packing, app, procs.redis_pid)
         watcher_figures = watcher_cpu(console, procs, app, stream)
     return [
         *fold_figures,
@@ -105,10 +105,11 @@ def run_reads_only(console: Console, folder: Path) -> list[report.Figure]:
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
-        service = GameService(EventStore(store_client), RQDispatcher(raw))
+        store = RedisStore.connect(store_client)
+        service = game_service(store, RQDispatcher(raw))
         app = procs.start_gunicorn(APP, "api")
         console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
-        return reads.figures(service, app, procs.redis_pid)
+        return reads.figures(service, store.packing, app, procs.redis_pid)
 
 
 def _raise_file_limit() -> None:

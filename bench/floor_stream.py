@@ -27,6 +27,7 @@ import redis  # noqa: E402
 from gevent.server import StreamServer  # type: ignore[import-untyped]  # noqa: E402
 
 from service.storage.event_store import EventStore  # noqa: E402
+from service.storage.redis_store import RedisStore  # noqa: E402
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\r\n"
 REQUEST = re.compile(rb"^GET /v1/games/([A-Za-z0-9_-]+)/stream\?after=(\d+) ")
@@ -81,7 +82,7 @@ class Floor:
 def main() -> None:
     port = int(sys.argv[1])
     client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://localhost:6379/0"), decode_responses=True)
-    floor = Floor(EventStore(client))
+    floor = Floor(RedisStore.connect(client).events)
     StreamServer(("127.0.0.1", port), floor.handle, backlog=2048).serve_forever()
 
 

@@ -3,7 +3,7 @@ compaction.
 
 `redis_bytes_per_game_<game>`: the game as it ends (its stream, meta, idempotency answers, disputes)
 against its floor, the record's size. `redis_bytes_per_finished_game_<game>`: the same games once packed
-(service/storage/event_store.py `compact`) against the first figure; target ≤ 15% of it.
+(service/storage/packing.py `compact`) against the first figure; target ≤ 15% of it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import redis
 from bench.bots import BotGame
 from bench.report import Figure, Target
 from service.play.game_history import GameHistory
+from service.storage.packing import PackedStore
 
 KEY_SUFFIXES = ("events", "meta", "idem", "disputes", "packed")
 PACKED_TARGET = Target("<=", 0.15)
@@ -37,7 +38,7 @@ def record_bytes(history: GameHistory, game_id: str) -> int:
     return len(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
-def figures(client: redis.Redis, history: GameHistory, games: Sequence[BotGame]) -> list[Figure]:
+def figures(client: redis.Redis, history: GameHistory, packing: PackedStore, games: Sequence[BotGame]) -> list[Figure]:
     """Per game type: mean bytes in Redis against the mean record size; then packed against unpacked."""
     by_type: dict[str, list[str]] = defaultdict(list)
     for g in games:
@@ -49,7 +50,7 @@ def figures(client: redis.Redis, history: GameHistory, games: Sequence[BotGame])
         events = sum(len(history.store.read_raw(i)) for i in ids) / len(ids)
         out.append(Figure(f"redis_bytes_per_game_{game}", used, "B", record, None, f"{events:.0f} events a game"))
         for game_id in ids:
-            history.store.compact(game_id)
+            packing.compact(game_id)
         after = sum(game_bytes(client, i) for i in ids) / len(ids)
         note = "packed; floor: the same games unpacked"
         packed.append(Figure(f"redis_bytes_per_finished_game_{game}", after, "B", used, PACKED_TARGET, note))

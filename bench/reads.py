@@ -23,6 +23,7 @@ from bench.length import build
 from bench.procs import Server, cpu_seconds
 from bench.report import Figure, Target
 from service.play.game_service import GameService
+from service.storage.packing import PackedStore
 
 LONG, SHORT = 5000, 10
 PAGE = 10
@@ -66,7 +67,7 @@ def cost(
     return {length: cpu[length] * 1000 / count[length] for length in games}
 
 
-def figures(service: GameService, server: Server, redis_pid: int) -> list[Figure]:
+def figures(service: GameService, packing: PackedStore, server: Server, redis_pid: int) -> list[Figure]:
     """The four figures, each the 5,000-event game against the 10-event one."""
     built = {length: build(service, length)[0] for length in (LONG, SHORT)}
     rng = random.Random(35)
@@ -79,7 +80,7 @@ def figures(service: GameService, server: Server, redis_pid: int) -> list[Figure
     events = {}
     for length, game_id in built.items():
         service.abandon(game_id, "the bench is done with it")
-        if service.store.compact(game_id) != "packed":
+        if packing.compact(game_id) != "packed":
             raise RuntimeError(f"could not pack the game of {length} events")
         events[length] = len(service.store.read(game_id))
 

@@ -30,8 +30,9 @@ from service.bootstrap import build_services, connection_settings
 from service.ops import metrics
 from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT
-from service.storage.event_store import StoreUnavailable
-from service.storage.turn_queue import BotDispatcher, RQDispatcher
+from service.play.ports import TurnScheduler
+from service.storage.outcomes import StoreUnavailable
+from service.storage.turn_queue import RQDispatcher
 
 MAX_BODY_BYTES = 64 * 1024
 HTTP_CODES = {
@@ -67,7 +68,7 @@ def create_app(
     settings: Mapping[str, Any] | None = None,
     *,
     redis_client: redis.Redis | None = None,
-    dispatcher: BotDispatcher | None = None,
+    dispatcher: TurnScheduler | None = None,
 ) -> flask.Flask:
     """Build the app; without a client it connects to REDIS_URL (default localhost:6379) and
     QUEUE_REDIS_URL (see service/storage/redis_clients.py)."""
@@ -94,6 +95,7 @@ def create_app(
     services = build_services(app.config, redis_client=redis_client, dispatcher=dispatcher)
     app.extensions["games"] = services.games
     app.extensions["history"] = services.history
+    app.extensions["storage"] = services.storage
     app.extensions["watchers"] = Watchers(
         services.store,
         max_games=int(app.config["FOLLOWED_GAMES_MAX"]),
@@ -101,7 +103,7 @@ def create_app(
     )
     ratelimit.init_app(app, services.store_client)
     depths = services.dispatcher.queue_depths if isinstance(services.dispatcher, RQDispatcher) else dict
-    app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.store.game_counts, depths)
+    app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.storage.counts.game_counts, depths)
 
     api = Api(
         app,

@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from service.bootstrap import build_services, connection_settings
+from service.play.ports import NoDispatcher
 from service.storage.redis_clients import connect
-from service.storage.turn_queue import NoDispatcher
 from service.upkeep.archive import Archive
 
 
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     client = connect(args.redis_url or connection_settings()["REDIS_URL"], decode_responses=True)
     services = build_services({}, redis_client=client, dispatcher=NoDispatcher())  # it enqueues no bot turn
-    archive = Archive(services.games)
+    archive = Archive(services.games, services.storage)
     if args.command == "export":
         outcomes = archive.export(args.finished_before, args.to)
     else:

@@ -11,10 +11,14 @@ import redis
 
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_service import GameService
-from service.storage.event_store import PACKED_CACHE_BYTES, EventStore
+from service.play.ports import TurnScheduler
+from service.storage.event_store import EventStore
 from service.storage.game_index import GameIndex
+from service.storage.packing import PACKED_CACHE_BYTES
 from service.storage.redis_clients import DEFAULT_REDIS_URL, READER_POOL_SIZE, StoreClient, redis_clients
-from service.storage.turn_queue import BotDispatcher, RQDispatcher
+from service.storage.redis_store import RedisStore
+from service.storage.snapshots import SnapshotCache
+from service.storage.turn_queue import RQDispatcher
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,15 +26,20 @@ class Services:
     """One process's object graph: the API's, a worker's or the archive CLI's."""
 
     store_client: StoreClient  # the event store's Redis (the rate limits count there too)
-    store: EventStore
-    dispatcher: BotDispatcher  # where the next bot turn or turn timeout goes
+    storage: RedisStore  # its adapters: events, packing, archive, disputes, tickets, snapshots, index, counts
+    dispatcher: TurnScheduler  # where the next bot turn or turn timeout goes
     games: GameService
     history: GameHistory
 
     @property
     def index(self) -> GameIndex:
-        """The games by their stage of life (the GameService's)."""
-        return self.games.index
+        """The games by their stage of life."""
+        return self.storage.index
+
+    @property
+    def store(self) -> EventStore:
+        """The games' events and headers (the GameService's event log)."""
+        return self.storage.events
 
 
 class ConnectionSettings(TypedDict):
@@ -52,7 +61,7 @@ def build_services(
     settings: Mapping[str, Any],
     *,
     redis_client: StoreClient | None = None,
-    dispatcher: BotDispatcher | None = None,
+    dispatcher: TurnScheduler | None = None,
 ) -> Services:
     """The object graph, wired once for the API, the workers and the CLIs.
 
@@ -71,14 +80,26 @@ def build_services(
         )
     else:
         store_client = blocking_client = queue_client = redis_client
-    store = EventStore(store_client, blocking_client, packed_cache_bytes(settings))
+    storage = RedisStore.connect(store_client, blocking_client, packed_cache_bytes(settings))
     if dispatcher is None:
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
         dispatcher = RQDispatcher(queue_client, store_client)
-    games = GameService(store, dispatcher)
-    history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
-    return Services(store_client, store, dispatcher, games, history)
+    games = game_service(storage, dispatcher)
+    history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
+    return Services(store_client, storage, dispatcher, games, history)
+
+
+def game_service(store: RedisStore, dispatcher: TurnScheduler, **options: Any) -> GameService:
+    """The command path on the store's adapters: its events, index, counts and stored snapshots (unless
+    `options` give `snapshots`); `options` as GameService takes them (clock, think_ms_max, ...)."""
+    options.setdefault("snapshots", SnapshotCache(store=store.snapshots))
+    return GameService(store.events, dispatcher, index=store.index, counts=store.counts, **options)
+
+
+def game_history(store: RedisStore, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> GameHistory:
+    """The read side for review and disputes, on the store's kept answers and disputes."""
+    return GameHistory(games, store.packing, store.disputes, disputes_per_seat)
 
 
 def packed_cache_bytes(settings: Mapping[str, Any]) -> int:

@@ -6,7 +6,7 @@ from typing import Any
 
 from service.api.spec_routes import as_yaml, spec_of
 from service.app import create_app
-from service.storage.turn_queue import NoDispatcher
+from service.play.ports import NoDispatcher
 
 
 def spec_dict() -> dict[str, Any]:

@@ -13,10 +13,11 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.play.due_turns import play_bot_turns, play_turn_timeout
 from service.play.game_service import GameService
+from service.play.ports import NoDispatcher
 from service.storage.turn_queue import BOT_QUEUE
 
 
-class RecordingDispatcher:
+class RecordingDispatcher(NoDispatcher):
     """Collects bot-turn requests and turn timeouts; `drain` and `fire_timeouts` play them as a worker would."""
 
     def __init__(self) -> None:

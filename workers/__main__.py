@@ -48,7 +48,7 @@ from service.play.due_turns import ThinkCapError
 from service.storage.redis_clients import RedisSettingsError
 from service.storage.turn_queue import BOT_QUEUES
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
-from workers.context import dispatcher, game_service, queue_url
+from workers.context import dispatcher, game_service, queue_url, services
 from workers.reconcile import Keeper, Reconciler, waiting_for
 
 log = logging.getLogger("workers")
@@ -146,7 +146,7 @@ def main() -> None:
     os.register_at_fork(after_in_child=functools.partial(_stop_with_parent, os.getpid()))
     try:
         connection = redis.Redis.from_url(queue_url())
-        lifecycle = Lifecycle(game_service(), LifecycleSettings.from_env())
+        lifecycle = Lifecycle(game_service(), services().storage, LifecycleSettings.from_env())
         names = queue_names(os.environ.get("BOT_QUEUES"))
         scheduler_wanted = os.environ.get("WORKER_SCHEDULER", "on").strip().lower() != "off"
     except (RedisSettingsError, LifecycleSettingsError, ThinkCapError, ValueError) as error:

@@ -39,7 +39,8 @@ from rq.serializers import JSONSerializer
 from service.ops import metrics
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
-from service.storage.turn_queue import BOT_QUEUE, RQDispatcher, bot_job_id, queue_for, timeout_job_id
+from service.play.ports import queue_for
+from service.storage.turn_queue import BOT_QUEUE, RQDispatcher, bot_job_id, timeout_job_id
 from service.upkeep.lifecycle import Lifecycle, SweepOutcome
 
 log = logging.getLogger(__name__)

@@ -18,6 +18,7 @@ from service.api.followers import Watchers
 from service.api.problems import ApiError
 from service.play.errors import token_needed
 from service.play.game_service import GameService
+from service.storage.redis_store import RedisStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
@@ -193,6 +194,12 @@ def games() -> GameService:
     """The app's GameService."""
     service: GameService = flask.current_app.extensions["games"]
     return service
+
+
+def storage() -> RedisStore:
+    """The app's store adapters (service/storage/redis_store.py)."""
+    found: RedisStore = flask.current_app.extensions["storage"]
+    return found
 
 
 def watchers() -> Watchers:

@@ -38,7 +38,8 @@ from typing import Any
 
 from domain.engine import SeedRevealed
 from service.api.problems import ApiError
-from service.storage.event_store import EventStore, StoreUnavailable
+from service.storage.event_store import EventStore
+from service.storage.outcomes import StoreUnavailable
 
 log = logging.getLogger(__name__)
 RECENT = 256  # records each reader keeps for its waiters

@@ -37,8 +37,8 @@ from typing import Any, TypeVar
 import flask
 
 from service.api.problems import ApiError
-from service.storage.event_store import store_call
 from service.storage.redis_clients import StoreClient
+from service.storage.scripts import store_call
 
 DEFAULT_GAMES_PER_MINUTE = 30
 DEFAULT_READS_PER_SECOND = 20

@@ -23,7 +23,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from service.api.action_event_schemas import EVENT_RECORD, ref
-from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, watchers
+from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, storage, watchers
 from service.api.followers import FOLLOWERS_FULL, LAST_EVENT, Watchers
 from service.api.problems import ApiError
 from service.api.rate_limits import READS_LIMITED, client_address_of
@@ -31,7 +31,7 @@ from service.api.shared_schemas import MAX_SEQ
 from service.ops import metrics
 from service.play.game_service import GameService
 from service.play.game_view import render
-from service.storage.event_store import StoreUnavailable
+from service.storage.outcomes import StoreUnavailable
 
 blp = Blueprint("live", __name__, url_prefix="/v1/games", description="Live stream of a game (Server-Sent Events)")
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
     loaded = service.repository.load(checked_id(game_id))
     seat = loaded.seat_for_token(required_bearer_token("a stream ticket"))
     ticket = secrets.token_urlsafe(32)
-    service.store.put_ticket(loaded.id, _digest(ticket), seat, TICKET_SECONDS)
+    storage().tickets.put_ticket(loaded.id, _digest(ticket), seat, TICKET_SECONDS)
     return {"ticket": ticket, "expires_in": TICKET_SECONDS}, 201
 
 
@@ -132,7 +132,7 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
     watchers().check_room(loaded.id)  # before the ticket is spent
     seat = None
     if "ticket" in query:
-        seat = service.store.take_ticket(loaded.id, _digest(query["ticket"]))
+        seat = storage().tickets.take_ticket(loaded.id, _digest(query["ticket"]))
         if seat is None:
             raise ApiError(401, "unauthorized", "the stream ticket is unknown, used or expired; POST stream-tickets")
     if loaded.snap.seed_revealed and after >= loaded.version:

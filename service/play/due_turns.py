@@ -12,7 +12,7 @@ it by the `greedy` policy, recorded with actor "system", the seat and the reason
 clock of a version starts when the game reaches it and stops when the game moves on (the job is
 deleted; one that already left the schedule finds the version gone and does nothing).
 
-Expert bots think on their own queue (EXPERT_QUEUE, service/storage/turn_queue.py), so that the other bots keep
+Expert bots think on their own queue (service/play/ports.py's queue_for), so that the other bots keep
 their pace while experts think, and their think time is capped by the server: at most
 EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's `think_ms` asks.
 """
@@ -31,7 +31,7 @@ from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
 from service.ops import metrics
 from service.play.errors import VersionConflict
 from service.play.loaded_game import LoadedGame, Seat
-from service.storage.turn_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
+from service.play.ports import TurnScheduler, queue_for
 
 if TYPE_CHECKING:  # game_service builds on BotTurns below
     from service.play.game_service import GameService
@@ -70,9 +70,9 @@ def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: 
 
 
 class BotTurns:
-    """Asks the dispatcher for bot turns and turn timeouts, and plays chains of bot turns."""
+    """Asks the turn scheduler for bot turns and turn timeouts, and plays chains of bot turns."""
 
-    def __init__(self, dispatcher: BotDispatcher, think_ms_max: int = THINK_MS_MAX) -> None:
+    def __init__(self, dispatcher: TurnScheduler, think_ms_max: int = THINK_MS_MAX) -> None:
         self.dispatcher = dispatcher
         self.think_ms_max = think_ms_max
 
@@ -81,7 +81,7 @@ class BotTurns:
         game in the waiting index, so that a crash between the append and the enqueue (or the
         timeout's scheduling) loses no turn (the reconciler finds the game). True if it was noted."""
         due = loaded.bot_to_act() is not None or loaded.timeout_due()
-        if not due or not isinstance(self.dispatcher, TracksWaiting):
+        if not due:
             return False
         try:
             self.dispatcher.expect(loaded.id, loaded.version)
@@ -92,8 +92,6 @@ class BotTurns:
 
     def unnoted(self, game_ids: list[str]) -> list[str]:
         """Those of the games that the waiting index does not hold (none when no index is kept)."""
-        if not isinstance(self.dispatcher, TracksWaiting):
-            return []
         return self.dispatcher.unnoted(game_ids)
 
     def schedule(self, loaded: LoadedGame) -> None:
@@ -106,9 +104,9 @@ class BotTurns:
                 self.dispatcher.schedule(
                     loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue_for(bot.level)
                 )
-            elif isinstance(self.dispatcher, TracksWaiting) and loaded.timeout_due():
+            elif loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
-            elif isinstance(self.dispatcher, TracksWaiting) and loaded.workers_may_wait():
+            elif loaded.workers_may_wait():
                 self.dispatcher.settle(loaded.id, loaded.version)
         except Exception:
             log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
@@ -119,7 +117,7 @@ class BotTurns:
     def schedule_timeout(self, loaded: LoadedGame) -> None:
         """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: the game
         is in the waiting index, so the reconciler schedules a timeout that is lost here)."""
-        if loaded.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
+        if loaded.turn_seconds is None:
             return
         if not loaded.humans_to_act():
             return
@@ -130,7 +128,7 @@ class BotTurns:
 
     def cancel_timeout(self, before: LoadedGame) -> None:
         """The game moved on from `before`: its turn timeout, if any, is moot."""
-        if before.turn_seconds is None or not isinstance(self.dispatcher, SchedulesTimeouts):
+        if before.turn_seconds is None:
             return
         try:
             self.dispatcher.cancel_timeout(before.id, before.version)

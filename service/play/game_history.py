@@ -16,7 +16,8 @@ from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.play.errors import EventOutOfRange, GameNotFound, PlayError, TooManyDisputes
 from service.play.game_service import GameService, LoadedGame
 from service.play.game_view import render
-from service.storage.event_store import GameGone, StoreUnavailable
+from service.play.ports import DisputeLog, KeptAnswers
+from service.storage.outcomes import GameGone, StoreUnavailable
 
 log = logging.getLogger(__name__)
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
@@ -35,10 +36,16 @@ class DisputePage:
 class GameHistory:
     """Replays, records, audits and disputes of stored games."""
 
-    def __init__(self, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> None:
+    def __init__(
+        self, games: GameService, answers: KeptAnswers, disputes: DisputeLog, disputes_per_seat: int = DISPUTES_PER_SEAT
+    ) -> None:
+        """`answers`: where the answers of a game that can no longer change are kept; `disputes`: the games'
+        disputes, at most `disputes_per_seat` a seat in a game."""
         self.games = games
         self.repository = games.repository
         self.store = games.store
+        self.answers = answers
+        self.dispute_log = disputes
         self.disputes_per_seat = disputes_per_seat
 
     # ------------------------------------------------------------ replay
@@ -74,18 +81,18 @@ class GameHistory:
         return self._record(loaded, records)
 
     def _answer(self, game_id: str, name: str, make: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
-        """`make(game_id)`, made once for a packed game: kept beside its packed value (EventStore.keep_answer)
+        """`make(game_id)`, made once for a packed game: kept beside its packed value (KeptAnswers.keep_answer)
         under `name`, marked with the code that made it, and served from there while the packed value and
         the code are the same.
         A game that is not packed (running, or ended a moment ago) is answered afresh each time."""
         code = answers_code().encode("ascii") + b"\n"
-        kept = self.store.packed_answer(game_id, name)
+        kept = self.answers.packed_answer(game_id, name)
         if kept is not None and kept.startswith(code):
             answer: dict[str, Any] = json.loads(kept[len(code) :])
             return answer
         answer = make(game_id)
         try:
-            self.store.keep_answer(game_id, name, code + json.dumps(answer, separators=(",", ":")).encode("utf-8"))
+            self.answers.keep_answer(game_id, name, code + json.dumps(answer, separators=(",", ":")).encode("utf-8"))
         except StoreUnavailable as error:  # answered all the same; the next request makes it again
             log.warning("game %s: its %s not kept: %s", game_id, name, error)
         return answer
@@ -159,7 +166,7 @@ class GameHistory:
         """
         header = self._header(game_id)
         seat = header.seat_for_token(token)
-        if self.store.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
+        if self.dispute_log.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
             raise self._too_many()
         records = [_parse(text) for text in self.store.read_raw(game_id)]
         if not 1 <= seq <= len(records):
@@ -177,7 +184,9 @@ class GameHistory:
         }
         views = {"full": finished, **self._views(game, seq, None, finished)}
         try:
-            dispute_id = self.store.add_dispute(game_id, seat, self.disputes_per_seat, {**dispute, "views": views})
+            dispute_id = self.dispute_log.add_dispute(
+                game_id, seat, self.disputes_per_seat, {**dispute, "views": views}
+            )
         except GameGone as error:
             raise GameNotFound(game_id) from error
         if dispute_id is None:
@@ -196,7 +205,7 @@ class GameHistory:
         """
         header = self._header(game_id)
         seat = header.seat_for_token(token) if token else None
-        page = self.store.disputes(game_id, after, limit + 1)
+        page = self.dispute_log.disputes(game_id, after, limit + 1)
         game, finished = self._game_and_status(header) if page else (header, False)
         audit_now = functools.cache(lambda: self.audit(game_id))  # only for disputes filed without a verdict
         listed = [

@@ -4,7 +4,6 @@ its latest snapshot plus the newer events) and its state after any event."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import threading
 from collections import OrderedDict
@@ -12,9 +11,10 @@ from typing import Any
 
 from domain import engine
 from domain.chain import record_actor
+from service.play import game_header
 from service.play.errors import GameNotFound, StreamDamaged
-from service.play.loaded_game import LoadedGame, Seat, seat_of_token
-from service.storage.event_store import EventStore
+from service.play.loaded_game import LoadedGame, seat_of_token
+from service.play.ports import EventLog
 from service.storage.snapshots import SnapshotCache
 
 log = logging.getLogger(__name__)
@@ -22,12 +22,13 @@ CACHE_SIZE = 2048
 
 
 class GameRepository:
-    """Loads games from the event store, keeps the latest state of recent games (by version) and
+    """Loads games from the event log, keeps the latest state of recent games (by version) and
     keeps snapshots on the way (service/storage/snapshots.py)."""
 
-    def __init__(self, store: EventStore, snapshots: SnapshotCache | None = None) -> None:
+    def __init__(self, store: EventLog, snapshots: SnapshotCache | None = None) -> None:
+        """`snapshots`: where snapshots are kept (default: this process only)."""
         self.store = store
-        self.snapshots = snapshots if snapshots is not None else SnapshotCache(store=store)
+        self.snapshots = snapshots if snapshots is not None else SnapshotCache()
         self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -80,21 +81,7 @@ class GameRepository:
         meta = self.store.meta(game_id)
         if meta is None:
             raise GameNotFound(game_id)
-        seats = tuple(Seat(**s) for s in json.loads(meta["seats"]))
-        config = engine.GameConfig(
-            game=meta["game"],
-            players=len(seats),
-            options=json.loads(meta["options"]),
-            seed=meta["seed"],
-            decks=tuple(tuple(d) for d in json.loads(meta["decks"])),
-            rules_version=int(meta.get("rules_version", 1)),  # a game made before versioned rules: 1
-            nonce=meta.get("nonce"),  # None for a game made before the nonce (C-4)
-        )
-        game = engine.get_game(config.game)
-        snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
-        digests = tuple(json.loads(meta["tokens"]))
-        turn_seconds = int(meta["turn_seconds"]) if meta.get("turn_seconds") else None
-        return LoadedGame(game_id, seats, digests, config, meta["seed_source"], snap, "", turn_seconds)
+        return game_header.decode(game_id, meta)
 
     def seat_for_token(self, game_id: str, token: str | None) -> int | None:
         """The seat whose token this is (None for no token), from the game's meta alone, no fold: GameNotFound
@@ -102,7 +89,7 @@ class GameRepository:
         meta = self.store.meta(game_id)
         if meta is None:
             raise GameNotFound(game_id)
-        return None if token is None else seat_of_token(token, json.loads(meta["tokens"]))
+        return None if token is None else seat_of_token(token, game_header.token_digests(meta))
 
     def require_game(self, game_id: str) -> None:
         """GameNotFound unless the game exists."""

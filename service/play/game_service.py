@@ -18,6 +18,7 @@ from domain.errors import DomainError
 from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
+from service.play import game_header
 from service.play.due_turns import BotTurns, effective_think_ms, think_ms_max_from_env
 from service.play.errors import (
     IdempotencyKeyReused,
@@ -33,10 +34,9 @@ from service.play.event_limits import event_limits_from_env
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat, token_digest
-from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
-from service.storage.game_index import GameIndex, epoch_of
+from service.play.ports import Clock, EventLog, GameCounter, GameNotes, TurnScheduler, epoch_of
+from service.storage.outcomes import AppendResult, GameExists, StoreUnavailable
 from service.storage.snapshots import SnapshotCache
-from service.storage.turn_queue import BotDispatcher
 
 __all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
@@ -57,28 +57,33 @@ class GameService:
 
     def __init__(
         self,
-        store: EventStore,
-        dispatcher: BotDispatcher,
-        clock: Callable[[], str] = utc_now,
-        index: GameIndex | None = None,
+        store: EventLog,
+        dispatcher: TurnScheduler,
+        clock: Clock = utc_now,
+        *,
+        index: GameNotes,
+        counts: GameCounter,
         snapshots: SnapshotCache | None = None,
         think_ms_max: int | None = None,
         repository: GameRepository | None = None,
         event_limits: EventLimits | None = None,
     ) -> None:
-        """`think_ms_max`: the cap on an expert's think time a move (default: EXPERT_THINK_MS_MAX, 2000);
-        `snapshots` go to the repository made here unless one is given; `event_limits`: a new game's
-        default and largest `max_events` (C-9; default: MAX_EVENTS_DEFAULT and MAX_EVENTS_LIMIT)."""
+        """`store`: the games' events and headers; `index`: where games are noted by their stage of life;
+        `counts`: games counted as they start and finish; `think_ms_max`: the cap on an expert's think time a
+        move (default: EXPERT_THINK_MS_MAX, 2000); `snapshots` go to the repository made here unless one is
+        given; `event_limits`: a new game's default and largest `max_events` (C-9; default: MAX_EVENTS_DEFAULT
+        and MAX_EVENTS_LIMIT)."""
         self.event_limits = event_limits if event_limits is not None else event_limits_from_env()
         self.store = store
         self.repository = repository if repository is not None else GameRepository(store, snapshots)
         self.bots = BotTurns(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
         self.clock = clock
-        self.index = index if index is not None else GameIndex(store.client)
+        self.index = index
+        self.counts = counts
 
     @property
-    def dispatcher(self) -> BotDispatcher:
-        """Where bot turns and turn timeouts are asked for (service/storage/turn_queue.py)."""
+    def dispatcher(self) -> TurnScheduler:
+        """Where bot turns and turn timeouts are asked for (service/play/ports.py)."""
         return self.bots.dispatcher
 
     # ------------------------------------------------------------ create
@@ -133,19 +138,7 @@ class GameService:
         digests = [token_digest(t) if t else None for t in tokens]
         commitment = _commitment_of(events)
         records = chain_records(events, 1, commitment, self.clock())
-        meta = {
-            "game": config.game,
-            "seats": json.dumps([s.public() for s in seats]),
-            "tokens": json.dumps(digests),
-            "options": json.dumps(dict(config.options)),
-            "seed": config.seed,
-            **({"nonce": config.nonce} if config.nonce is not None else {}),
-            "rules_version": str(config.rules_version),
-            "seed_source": seed_source,
-            "decks": json.dumps([list(d) for d in config.decks]),
-            "created_at": records[0]["at"],
-            **({"turn_seconds": str(turn_seconds)} if turn_seconds is not None else {}),
-        }
+        meta = game_header.encode(config, seats, digests, seed_source, records[0]["at"], turn_seconds)
         for _ in range(3):
             game_id = secrets.token_urlsafe(9)
             loaded = LoadedGame(
@@ -303,7 +296,7 @@ class GameService:
     def _count(self, game: str, moment: str) -> None:
         """Count a game that started or finished, for the metrics; a failure loses only the count."""
         try:
-            self.store.count_game(game, moment)
+            self.counts.count_game(game, moment)
         except StoreUnavailable:
             log.warning("could not count a %s game as %s", game, moment)
 

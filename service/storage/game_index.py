@@ -19,19 +19,11 @@ puts back every game the store holds that is missing from the index it belongs i
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from service.storage.event_store import store_call
+from service.storage.keys import ACTIVE_KEY as ACTIVE_KEY
+from service.storage.keys import FINISHED_KEY as FINISHED_KEY
+from service.storage.keys import UNPACKED_KEY as UNPACKED_KEY
 from service.storage.redis_clients import StoreClient
-
-ACTIVE_KEY = "games:active"
-FINISHED_KEY = "games:finished"
-UNPACKED_KEY = "games:unpacked"
-
-
-def epoch_of(at: str) -> float:
-    """Seconds since the epoch of a service timestamp (ISO 8601, UTC)."""
-    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+from service.storage.scripts import store_call
 
 
 class GameIndex:
@@ -43,10 +35,6 @@ class GameIndex:
     def started(self, game_id: str, at: float) -> None:
         """A game is about to be stored."""
         self._call(self.client.zadd, ACTIVE_KEY, {game_id: at})
-
-    def seen(self, game_id: str, at: float) -> None:
-        """The game last acted at `at` (only if it is still in the index)."""
-        self._call(self.client.zadd, ACTIVE_KEY, {game_id: at}, xx=True)
 
     def finishing(self, game_id: str, at: float, unless_noted: bool = False) -> None:
         """An append is about to end the game at `at` (or has: with `unless_noted`, a note that is
@@ -64,7 +52,8 @@ class GameIndex:
         self._call(self.client.zrem, FINISHED_KEY, game_id)
 
     def retry_at(self, key: str, game_id: str, at: float) -> None:
-        """Look at the game in `key` again once `at` is due (only if it is still there)."""
+        """Look at the game in `key` again once `at` is due (only if it is still there); in ACTIVE_KEY, the
+        game last acted at `at`."""
         self._call(self.client.zadd, key, {game_id: at}, xx=True)
 
     def missing(self, key: str, game_ids: list[str]) -> list[str]:

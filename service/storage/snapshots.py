@@ -24,7 +24,7 @@ from collections import OrderedDict
 from typing import Any, Protocol
 
 from domain import engine
-from service.storage.event_store import StoreUnavailable
+from service.storage.outcomes import StoreUnavailable
 from service.storage.snapshot_codec import SnapshotDecodeError, decode, encode
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ class Kept:
 
 
 class SnapshotStore(Protocol):
-    """Where snapshots outlive the process (the event store)."""
+    """Where snapshots outlive the process (service/storage/snapshot_store.py in Redis)."""
 
     def put_snapshot(self, game_id: str, version: int, blob: bytes) -> None: ...
     def snapshot_versions(self, game_id: str) -> list[int]: ...

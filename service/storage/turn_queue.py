@@ -10,9 +10,9 @@ Keys (outside the games' hash tags):
   rq:…           RQ's own keys for the queues "bots" (random and greedy bots, turn timeouts) and
                  "bots-expert" (expert bots), on the queue's plain Redis (QUEUE_REDIS_URL).
 
-A bot turn goes on the queue of its bot's level (`queue_for`): experts think for up to a couple of
-seconds a move, so they have a queue of their own and the other bots keep their pace while experts
-think (docs/operations.md, "Expert bots").
+A bot turn goes on the queue of its bot's level (service/play/ports.py's `queue_for`): experts think
+for up to a couple of seconds a move, so they have a queue of their own and the other bots keep their
+pace while experts think (docs/operations.md, "Expert bots").
 
 Turn timeouts (games with `turn_seconds`) are jobs on the same queue, scheduled with RQ's scheduler
 (`rq:scheduled:bots`) one per (game, version) at which a human is to act, and deleted from the
@@ -25,7 +25,7 @@ import contextlib
 import math
 import time
 from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import redis
 from rq import Queue, Retry
@@ -33,14 +33,14 @@ from rq.exceptions import DuplicateJobError
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service.storage.keys import BOT_QUEUE as BOT_QUEUE
+from service.storage.keys import BOT_QUEUES as BOT_QUEUES
+from service.storage.keys import EXPERT_QUEUE as EXPERT_QUEUE
+from service.storage.keys import WAITING_KEY as WAITING_KEY
 from service.storage.redis_clients import StoreClient
 
-BOT_QUEUE = "bots"
-EXPERT_QUEUE = "bots-expert"
-BOT_QUEUES = (BOT_QUEUE, EXPERT_QUEUE)  # the order a worker on both takes jobs in: the quick bots first
 BOT_TURN_JOB = "workers.bot_turns.play_bot_turn"
 TURN_TIMEOUT_JOB = "workers.turn_timeouts.play_turn_timeout"
-WAITING_KEY = "bots:waiting"
 BOT_JOB_TIMEOUT = 60  # seconds; a job plays a chain bounded to about a second
 BOT_RETRY_INTERVALS = (1, 2, 4, 8, 16)  # seconds before each retry of a failed job (Redis down, ...)
 RESULT_TTL = 60
@@ -64,38 +64,6 @@ return 0
 """
 
 
-class BotDispatcher(Protocol):
-    """Something that arranges for a bot seat to act at a given version."""
-
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
-        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now, on `queue`."""
-
-
-@runtime_checkable
-class TracksWaiting(Protocol):
-    """A dispatcher that also keeps the index of games waiting for a bot."""
-
-    def expect(self, game_id: str, version: int) -> None:
-        """An append is about to leave a bot to act at `version` (written before the append)."""
-
-    def settle(self, game_id: str, version: int) -> None:
-        """No bot is due in `game_id` at `version`."""
-
-    def unnoted(self, game_ids: list[str]) -> list[str]:
-        """Those of `game_ids` that the index does not hold."""
-
-
-@runtime_checkable
-class SchedulesTimeouts(Protocol):
-    """A dispatcher that also runs turn timeouts."""
-
-    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
-        """A human is to act in `game_id` at `version`: play for it after `seconds` unless the game moved on."""
-
-    def cancel_timeout(self, game_id: str, version: int) -> None:
-        """The game moved on from `version`: drop that version's timeout."""
-
-
 def timeout_job_id(game_id: str, version: int) -> str:
     """One turn-timeout job id per (game, version)."""
     return f"turn-timeout_{game_id}_{version}"
@@ -104,11 +72,6 @@ def timeout_job_id(game_id: str, version: int) -> str:
 def bot_job_id(game_id: str, version: int) -> str:
     """One job id per (game, version), so a duplicate enqueue is harmless."""
     return f"bot-turn_{game_id}_{version}"
-
-
-def queue_for(level: str | None) -> str:
-    """The queue a bot turn of this level goes on: experts on their own."""
-    return EXPERT_QUEUE if level == "expert" else BOT_QUEUE
 
 
 def _text(value: Any) -> str:
@@ -150,7 +113,8 @@ class WaitingIndex:
 
 
 class RQDispatcher:
-    """Enqueues bot turns for the RQ workers (JSON serializer) and keeps the waiting index."""
+    """The turn scheduler of service/play/ports.py on RQ: enqueues bot turns and turn timeouts for the
+    workers (JSON serializer) and keeps the waiting index."""
 
     def __init__(self, connection: redis.Redis, index_connection: StoreClient | None = None) -> None:
         """`connection`: the queue's Redis; `index_connection`: the store's (default: the queue's)."""
@@ -169,12 +133,15 @@ class RQDispatcher:
         }
 
     def expect(self, game_id: str, version: int) -> None:
+        """An append is about to leave a turn due at `version`: the game goes in the waiting index."""
         self.index.raise_to(game_id, version)
 
     def settle(self, game_id: str, version: int) -> None:
+        """Nothing is due in `game_id` at `version`: out of the waiting index, unless a newer version waits."""
         self.index.settle(game_id, version)
 
     def unnoted(self, game_ids: list[str]) -> list[str]:
+        """Those of `game_ids` that the waiting index does not hold."""
         return self.index.missing(game_ids)
 
     def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
@@ -290,10 +257,3 @@ class RQDispatcher:
 def _due(seconds: int) -> datetime:
     """The first whole second at least `seconds` from now (RQ's scheduler counts whole seconds)."""
     return datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
-
-
-class NoDispatcher:
-    """Schedules nothing (for tools that only read)."""
-
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
-        return None

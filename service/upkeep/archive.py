@@ -21,11 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from domain.verify import read_record, verify
+from service.play import game_header
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
-from service.storage.event_store import RestoreRefused, StoredGame, StoreUnavailable
-from service.storage.game_index import GameIndex, epoch_of
+from service.play.ports import epoch_of
+from service.storage.archive_store import StoredGame
+from service.storage.game_index import GameIndex
+from service.storage.outcomes import RestoreRefused, StoreUnavailable
 from service.storage.packed_games import Entry, encode_record
+from service.storage.redis_store import RedisStore
 
 log = logging.getLogger(__name__)
 
@@ -33,18 +37,16 @@ PRIVATE_FORMAT = "cardtable-archive-private/1"
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 DISPUTE_ID = re.compile(r"^[1-9][0-9]{0,8}-0$")
 BATCH = 500
-META_REQUIRED = frozenset({"game", "seats", "tokens", "options", "seed", "seed_source", "decks", "created_at"})
-META_OPTIONAL = frozenset({"nonce", "rules_version", "turn_seconds"})  # absent in games made before them
 
 
 class Archive:
     """Export and import of finished games between the event store and `.json.gz` files."""
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService, store: RedisStore) -> None:
         self.service = service
-        self.store = service.store
-        self.index: GameIndex = service.index
-        self.history = GameHistory(service)
+        self.store = store.archive
+        self.index: GameIndex = store.index
+        self.history = GameHistory(service, store.packing, store.disputes)
 
     # ------------------------------------------------------------ export
 
@@ -193,22 +195,12 @@ def _refusal(
 
 def _meta_misfit(record: dict[str, Any], meta: dict[str, str]) -> str | None:
     """Why the meta does not state the record's creation facts; None when it does."""
-    if not META_REQUIRED <= meta.keys() <= META_REQUIRED | META_OPTIONAL:
+    required, optional = game_header.META_REQUIRED, game_header.META_OPTIONAL
+    if not required <= meta.keys() <= required | optional:
         return f"its meta has the fields {sorted(meta)}, not the game's creation facts"
-    seats = json.loads(meta["seats"])
-    tokens = json.loads(meta["tokens"])
-    stated = {
-        "game": meta["game"],
-        "seats": seats,
-        "options": json.loads(meta["options"]),
-        "seed": meta["seed"],
-        "nonce": meta.get("nonce"),
-        "rules_version": int(meta.get("rules_version", "1")),
-        "seed_source": meta["seed_source"],
-        "decks": json.loads(meta["decks"]),
-        "turn_seconds": int(meta["turn_seconds"]) if meta.get("turn_seconds") else None,
-        "created_at": meta["created_at"],
-    }
+    stated = game_header.facts(meta)
+    seats = stated["seats"]
+    tokens = game_header.token_digests(meta)
     recorded = {**{key: record.get(key) for key in stated}, "rules_version": record.get("rules_version", 1)}
     recorded["created_at"] = record["events"][0]["at"]
     differ = sorted(key for key, value in stated.items() if value != recorded[key])

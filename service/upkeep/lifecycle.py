@@ -3,7 +3,7 @@
 The worker's keeper runs one pass every LIFECYCLE_SWEEP_SECONDS (workers/reconcile.py), one worker at a
 time. A pass:
   1. packs every finished game that ended COMPACT_AFTER_SECONDS ago or more (`games:unpacked`), into one
-     compressed value (EventStore.compact); an index entry whose game did not finish after all (its
+     compressed value (PackedStore.compact); an index entry whose game did not finish after all (its
      final append lost) is dropped;
   2. ends every game with no event for ABANDON_AFTER_DAYS as abandoned (GameAbandoned and the seed's
      reveal, through the command path), and packs it at once. The index's time is only a hint: a game
@@ -36,12 +36,13 @@ from typing import Any
 from domain.engine import SeedRevealed
 from service.play.errors import GameNotFound, RuleViolation, VersionConflict
 from service.play.game_service import GameService, LoadedGame
-from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY, epoch_of
+from service.play.ports import epoch_of
+from service.storage.keys import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
+from service.storage.redis_store import RedisStore
 
 log = logging.getLogger(__name__)
 DAY_SECONDS = 86400
 RETRY_CAP_SECONDS = 3600  # a game that keeps failing is looked at again at least once an hour
-GAME_META_KEYS = "game:{*}:meta"  # every game the store holds unpacked (service/storage/event_store.py's key layout)
 
 
 class LifecycleSettingsError(ValueError):
@@ -91,12 +92,15 @@ class Lifecycle:
     def __init__(
         self,
         service: GameService,
+        store: RedisStore,
         settings: LifecycleSettings | None = None,
         now: Callable[[], float] = time.time,
     ) -> None:
+        """`store`: the adapters the sweep reads and packs games with, and their indexes."""
         self.service = service
-        self.store = service.store
-        self.index = service.index
+        self.store = store.events
+        self.packing = store.packing
+        self.index = store.index
         self.settings = settings or LifecycleSettings()
         self.now = now
         self._failures: dict[tuple[str, str], int] = {}  # (index key, game) -> failed steps in a row
@@ -123,7 +127,7 @@ class Lifecycle:
     def reindex(self, count: int) -> list[str]:
         """Walk on through `count` stored games; put each that an index misses back in it. Returns those."""
         if self._walk is None:
-            self._walk = (_game_of(key) for key in self.store.client.scan_iter(match=GAME_META_KEYS, count=count))
+            self._walk = self.store.stored_games(count)
         game_ids = list(islice(self._walk, count))
         if len(game_ids) < count:
             self._walk = None  # every game seen: the next pass starts again
@@ -175,7 +179,7 @@ class Lifecycle:
         if not loaded.snap.finished:
             self.index.not_finished(game_id)
             return False
-        done = self.store.compact(game_id)
+        done = self.packing.compact(game_id)
         self.index.packed(game_id)
         return done == "packed"
 
@@ -191,14 +195,14 @@ class Lifecycle:
             self.index.finished(game_id)
             return False
         if last_at >= cutoff:
-            self.index.seen(game_id, last_at)
+            self.index.retry_at(ACTIVE_KEY, game_id, last_at)  # it last acted then
             return False
         days = self.settings.abandon_after_days
         try:
             self.service.abandon(game_id, f"no action for {days} days", loaded.version)
         except (VersionConflict, RuleViolation):  # someone acted meanwhile: not idle after all
             return False
-        self.store.compact(game_id)
+        self.packing.compact(game_id)
         self.index.packed(game_id)
         log.info("lifecycle: game %s had no action for %s days and ended as abandoned", game_id, days)
         return True
@@ -228,9 +232,3 @@ class Lifecycle:
             return False
         self._failures.pop((key, game_id), None)
         return done
-
-
-def _game_of(key: str | bytes) -> str:
-    """The game id in a key of the game (`game:{<id>}:meta`)."""
-    text = key.decode() if isinstance(key, bytes) else key
-    return text.partition("{")[2].rpartition("}")[0]

@@ -198,6 +198,6 @@ def test_a_create_that_ends_in_a_503_leaves_a_game_that_the_lifecycle_abandons(
     assert service.index.idle(float("inf"), 10) == [orphan], "the game is not in the active index"
     settings = LifecycleSettings()
     later = time.time() + (settings.abandon_after_days + 1) * DAY_SECONDS
-    outcome = Lifecycle(service, settings, now=lambda: later).run_once()
+    outcome = Lifecycle(service, proxied.app.extensions["storage"], settings, now=lambda: later).run_once()
     assert outcome.abandoned == [orphan]
     assert service.repository.load(orphan).snap.finished

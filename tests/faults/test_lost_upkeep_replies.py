@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.storage.event_store import _DELETE, _DROP_UNPACKED, _READ_GAME, _RESTORE
+from service.storage.archive_store import _DELETE, _RESTORE
 from service.storage.game_index import FINISHED_KEY, UNPACKED_KEY
+from service.storage.packing import _DROP_UNPACKED
+from service.storage.scripts import _READ_GAME
 from service.upkeep.archive import Archive
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
 from tests.faults.conftest import Proxied
@@ -30,11 +32,13 @@ FAULTS = [Fault.REPLY_LOST, Fault.NOT_SENT]
 
 
 def archive_of(proxied: Proxied) -> Archive:
-    return Archive(proxied.app.extensions["games"])
+    return Archive(proxied.app.extensions["games"], proxied.app.extensions["storage"])
 
 
 def lifecycle_of(proxied: Proxied) -> Lifecycle:
-    return Lifecycle(proxied.app.extensions["games"], LifecycleSettings(compact_after_seconds=0))
+    return Lifecycle(
+        proxied.app.extensions["games"], proxied.app.extensions["storage"], LifecycleSettings(compact_after_seconds=0)
+    )
 
 
 def keys_of(upstream: redis.Redis, game_id: str) -> set[str]:

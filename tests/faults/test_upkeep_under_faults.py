@@ -31,9 +31,12 @@ import pytest
 import redis
 
 from domain.verify import verify
-from service.storage.event_store import _APPEND, _DELETE, _DROP_UNPACKED, _READ_GAME, _RESTORE, _WRITE_PACKED
+from service.storage.archive_store import _DELETE, _RESTORE
+from service.storage.event_store import _APPEND
 from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
 from service.storage.packed_games import unpack
+from service.storage.packing import _DROP_UNPACKED, _WRITE_PACKED
+from service.storage.scripts import _READ_GAME
 from service.upkeep.archive import Archive
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
 from tests.faults.conftest import Proxied, game_ids
@@ -213,8 +216,9 @@ def test_players_packing_export_and_import_under_faults_lose_double_and_resurrec
     proxied: Proxied, proxy: RedisProxy, upstream: redis.Redis, redis_port: int, tmp_path: Path, seed: int
 ) -> None:
     service = proxied.app.extensions["games"]
-    lifecycle = Lifecycle(service, LifecycleSettings(compact_after_seconds=0))
-    archive = Archive(service)
+    store = proxied.app.extensions["storage"]
+    lifecycle = Lifecycle(service, store, LifecycleSettings(compact_after_seconds=0))
+    archive = Archive(service, store)
     told, upkeep = Told(), Upkeep()
     for _ in range(GAMES):
         told.created.append(proxied.create(TWO_PEOPLE))

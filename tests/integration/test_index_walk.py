@@ -34,7 +34,9 @@ def test_the_walk_puts_back_games_missing_from_their_index_on_every_master(
     store.zrem(UNPACKED_KEY, ended["id"])  # as if the finishing notes failed
     store.zrem(FINISHED_KEY, ended["id"])
     later = time.time() + 5
-    lifecycle = Lifecycle(app.extensions["games"], LifecycleSettings(compact_after_seconds=0), lambda: later)
+    lifecycle = Lifecycle(
+        app.extensions["games"], app.extensions["storage"], LifecycleSettings(compact_after_seconds=0), lambda: later
+    )
     found = lifecycle.reindex(100_000)  # the whole walk, other tests' games included
     assert set(games.values()) | {ended["id"]} <= set(found)
     assert all(store.zscore(ACTIVE_KEY, game_id) is not None for game_id in games.values())

@@ -74,7 +74,8 @@ def test_an_idle_game_ends_as_abandoned_is_packed_and_verifies(lifecycle_redis_u
 
     def sweep(days_from_now: float) -> Any:
         later = time.time() + days_from_now * DAY
-        return Lifecycle(service, LifecycleSettings(abandon_after_days=30), lambda: later).run_once()
+        store = app.extensions["storage"]
+        return Lifecycle(service, store, LifecycleSettings(abandon_after_days=30), lambda: later).run_once()
 
     assert sweep(29).abandoned == []  # not idle long enough
     assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "active"
@@ -110,7 +111,7 @@ def test_export_then_import_round_trips_every_endpoint(lifecycle_redis_url: str,
             ).status_code
             == 201
         )
-    assert app.extensions["games"].store.compact(games[0]["id"]) == "packed"  # one packed, one not yet
+    assert app.extensions["storage"].packing.compact(games[0]["id"]) == "packed"  # one packed, one not yet
     running = create(client, "switch")  # not finished: stays
     before = {created["id"]: answers(client, created) for created in games}
 
@@ -171,10 +172,12 @@ def test_packing_and_export_work_on_a_redis_cluster(cluster_url: str, tmp_path: 
     play_to_end(client, app, dispatcher, created)
     game_id = created["id"]
     before = answers(client, created)
-    assert Lifecycle(app.extensions["games"], LifecycleSettings(compact_after_seconds=0)).pack(game_id)
+    assert Lifecycle(
+        app.extensions["games"], app.extensions["storage"], LifecycleSettings(compact_after_seconds=0)
+    ).pack(game_id)
     assert cluster.exists(f"game:{{{game_id}}}:packed") and not cluster.exists(f"game:{{{game_id}}}:events")
     assert answers(client, created) == before
-    archive = Archive(app.extensions["games"])
+    archive = Archive(app.extensions["games"], app.extensions["storage"])
     assert archive.export_game(game_id, tmp_path) == "exported"
     assert client.get(f"/v1/games/{game_id}").status_code == 404
     assert archive.import_file(tmp_path / f"{game_id}.json.gz") == (game_id, "imported")

@@ -18,7 +18,9 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from service.storage.event_store import CompactionError, EventStore, RestoreRefused, StoredGame
+from service.storage.archive_store import StoredGame
+from service.storage.outcomes import CompactionError, RestoreRefused
+from service.storage.redis_store import RedisStore
 from service.upkeep.archive import Archive
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.lifecycle_helpers import create, play_to_end
@@ -76,8 +78,8 @@ def carries_a_packed_value(command: tuple[Any, ...]) -> bool:
     return any(isinstance(arg, bytes) and arg.startswith(ZLIB_BEST) for arg in command)
 
 
-def store_of(app: flask.Flask) -> EventStore:
-    store: EventStore = app.extensions["games"].store
+def store_of(app: flask.Flask) -> RedisStore:
+    store: RedisStore = app.extensions["storage"]
     return store
 
 
@@ -136,20 +138,22 @@ def packing_right_after_the_exports_first_read(
     export must not write a file without the events and then delete the game."""
     game_id = finished_game(client, app, dispatcher)
     before = events(client, game_id)
-    store, archive = store_of(app), Archive(app.extensions["games"])
-    reads = store.stored_game
+    store, archive = store_of(app), Archive(app.extensions["games"], app.extensions["storage"])
+    reads = store.archive.stored_game
     reads(game_id)  # Redis knows the store's scripts from here on
     packed: list[str] = []
 
     def read_then_packed(wanted: str) -> StoredGame | None:
-        hooked.before(counting_to(2), lambda: packed.append(store.compact(wanted)))  # right after the first read
+        hooked.before(
+            counting_to(2), lambda: packed.append(store.packing.compact(wanted))
+        )  # right after the first read
         return reads(wanted)
 
-    store.stored_game = read_then_packed  # type: ignore[method-assign,assignment]
+    store.archive.stored_game = read_then_packed  # type: ignore[method-assign,assignment]
     try:
         first = archive.export_game(game_id, folder)
     finally:
-        store.stored_game = reads  # type: ignore[method-assign]
+        store.archive.stored_game = reads  # type: ignore[method-assign]
     assert packed == ["packed"], "the game was not packed during the export"
 
     path = folder / f"{game_id}.json.gz"
@@ -170,12 +174,12 @@ def exported_while_it_is_packed(
     """Item 3: the export (file written, game deleted) lands between packing's read and its write of
     the packed value; the write must not bring the deleted game back."""
     game_id = finished_game(client, app, dispatcher, with_a_person=True)
-    archive = Archive(app.extensions["games"])
+    archive = Archive(app.extensions["games"], app.extensions["storage"])
     exported: list[str] = []
     hooked.before(carries_a_packed_value, lambda: exported.append(archive.export_game(game_id, folder)))
 
     with pytest.raises(CompactionError):
-        store_of(app).compact(game_id)
+        store_of(app).packing.compact(game_id)
 
     assert exported == ["exported"]
     assert game_keys(hooked, game_id) == []
@@ -189,7 +193,7 @@ def restore_with_disputes_out_of_order(app: flask.Flask, hooked: Hooked, game_id
     entries = (("1-0", json.dumps({"seq": 1})),)
     disputes = [("2-0", {"s": "0", "d": "{}"}), ("1-0", {"s": "0", "d": "{}"})]
     with pytest.raises(RestoreRefused):
-        store_of(app).restore(game_id, meta, entries, disputes)
+        store_of(app).archive.restore(game_id, meta, entries, disputes)
     assert game_keys(hooked, game_id) == []
-    assert store_of(app).restore(game_id, meta, entries, disputes[1:]) is True
+    assert store_of(app).archive.restore(game_id, meta, entries, disputes[1:]) is True
     assert game_keys(hooked, game_id) == [f"game:{{{game_id}}}:disputes", f"game:{{{game_id}}}:packed"]

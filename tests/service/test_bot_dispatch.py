@@ -20,9 +20,11 @@ from rq.serializers import JSONSerializer
 from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
+from service.bootstrap import game_service
 from service.play.due_turns import play_bot_turns
 from service.play.game_service import CALL_GRACE_SECONDS, GameService, LoadedGame
-from service.storage.event_store import EventStore, StoreUnavailable
+from service.storage.outcomes import StoreUnavailable
+from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
 from service.upkeep.lifecycle import Lifecycle
 from tests.conftest import RecordingDispatcher
@@ -47,8 +49,8 @@ def queue_client(server: fakeredis.FakeServer) -> fakeredis.FakeRedis:
 
 
 def make_service(server: fakeredis.FakeServer) -> GameService:
-    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
-    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)), clock=lambda: FIXED_CLOCK)
+    store = RedisStore.connect(fakeredis.FakeRedis(server=server, decode_responses=True))
+    return game_service(store, RQDispatcher(fakeredis.FakeRedis(server=server)), clock=lambda: FIXED_CLOCK)
 
 
 @pytest.fixture
@@ -363,7 +365,7 @@ def test_a_bot_gives_a_person_who_may_call_go5_a_moment_first(fake_redis: fakere
     call itself) waits CALL_GRACE_SECONDS; a chain of bot turns stops there; every other bot turn is
     asked for at once."""
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(fake_redis), dispatcher)
+    service = game_service(RedisStore.connect(fake_redis), dispatcher)
     dispatcher.service = service
     seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}, {"kind": "bot"}]
     game_id = service.create_game("go5", seats, {}, seed=GO5_CALL_SEED)["id"]
@@ -454,9 +456,9 @@ class IndexDown(fakeredis.FakeRedis):
 
 def service_with_index_down(server: fakeredis.FakeServer) -> tuple[GameService, IndexDown]:
     index = IndexDown(server=server, decode_responses=True)
-    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
+    store = RedisStore.connect(fakeredis.FakeRedis(server=server, decode_responses=True))
     dispatcher = RQDispatcher(fakeredis.FakeRedis(server=server), index)
-    return GameService(store, dispatcher, clock=lambda: FIXED_CLOCK), index
+    return game_service(store, dispatcher, clock=lambda: FIXED_CLOCK), index
 
 
 def test_a_bot_made_due_while_the_waiting_index_is_down_still_gets_its_job(
@@ -499,7 +501,7 @@ def test_the_index_walk_puts_back_a_game_whose_bot_is_due_and_that_no_index_hold
     index.down = False
     assert waiting(queue_client) == {} and queued_ids(queue) == []
 
-    Lifecycle(service).reindex(100)
+    Lifecycle(service, RedisStore.connect(fakeredis.FakeRedis(server=server, decode_responses=True))).reindex(100)
 
     assert waiting(queue_client) == {game_id: version}
     assert reconciler(service).run_once() == [(game_id, version)]

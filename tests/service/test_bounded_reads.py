@@ -13,9 +13,9 @@ import flask
 import pytest
 
 from service.play import game_history
-from service.storage import event_store
-from service.storage.event_store import EventStore
+from service.storage import packing
 from service.storage.packed_games import pack
+from service.storage.redis_store import RedisStore
 from service.upkeep.archive import Archive
 from tests.conftest import auth
 from tests.service.helpers import assert_problem
@@ -31,7 +31,7 @@ def packed_key(game_id: str) -> str:
 def packed_golf(app: flask.Flask) -> dict[str, Any]:
     """A Golf game of two people, played to its end and packed."""
     created = played_golf(app)
-    assert app.extensions["games"].store.compact(created["id"]) == "packed"
+    assert app.extensions["storage"].packing.compact(created["id"]) == "packed"
     return created
 
 
@@ -150,9 +150,9 @@ def test_a_kept_answer_is_made_again_when_the_packed_value_or_the_code_changes(
     app = app_with(fake_redis)
     client = app.test_client()
     gid = packed_golf(app)["id"]
-    store: EventStore = app.extensions["games"].store
+    store: RedisStore = app.extensions["storage"]
     good = get_json(client, f"/v1/games/{gid}/audit")
-    stored = store.stored_game(gid)
+    stored = store.archive.stored_game(gid)
     assert stored is not None and good["first_bad_seq"] is None
     record = json.loads(stored.entries[4][1])
     forged = list(stored.entries)
@@ -187,7 +187,7 @@ def test_kept_answers_go_with_the_game_when_it_is_exported_and_it_answers_the_sa
     client = app.test_client()
     gid = packed_golf(app)["id"]
     made = {what: get_json(client, f"/v1/games/{gid}/{what}") for what in ("record", "audit")}
-    archive = Archive(app.extensions["games"])
+    archive = Archive(app.extensions["games"], app.extensions["storage"])
     assert archive.export_game(gid, tmp_path) == "exported"
     assert [key for key in fake_redis.keys(f"game:{{{gid}}}:*")] == [], "the answers are deleted with the game"
     assert get_json(client, f"/v1/games/{gid}/audit", status=404)
@@ -210,7 +210,7 @@ def test_an_action_without_a_valid_token_costs_a_read_of_the_meta_not_a_fold(
     gid = created["id"]
     foreign = tokens(played_golf(app, stop_after=1))[0]
     folds = FoldCounter(monkeypatch)
-    unpacked = CallCounter(monkeypatch, event_store, "unpack")
+    unpacked = CallCounter(monkeypatch, packing, "unpack")
     for token in (None, "not a token", foreign):
         headers = auth(token) if token else {}
         fresh = app_with(fake_redis).test_client()
@@ -230,50 +230,50 @@ def test_an_action_without_a_valid_token_costs_a_read_of_the_meta_not_a_fold(
 # ---------------------------------------------------------------- the unpacked games a process keeps
 
 
-def restored(store: EventStore, game_id: str, texts: int, size: int) -> None:
+def restored(store: RedisStore, game_id: str, texts: int, size: int) -> None:
     """A packed game of `texts` entries of about `size` bytes each (the store reads any stream back)."""
     meta = {"game": "golf", "tokens": "[]"}
     entries = [(f"{seq}-0", json.dumps({"seq": seq, "pad": "x" * size})) for seq in range(1, texts + 1)]
-    assert store.restore(game_id, meta, entries, [])
+    assert store.archive.restore(game_id, meta, entries, [])
 
 
 def test_the_packed_games_kept_unpacked_are_bounded_by_their_bytes_not_their_number(
     fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    unpacked = CallCounter(monkeypatch, event_store, "unpack")
-    roomy = EventStore(fake_redis, packed_cache_bytes=10_000_000)
+    unpacked = CallCounter(monkeypatch, packing, "unpack")
+    roomy = RedisStore.connect(fake_redis, packed_cache_bytes=10_000_000)
     for n in range(100):
         restored(roomy, f"small{n}", 3, 10)
-        roomy.read(f"small{n}")
+        roomy.events.read(f"small{n}")
     assert unpacked.calls == 100
     for n in range(100):
-        roomy.read(f"small{n}")
+        roomy.events.read(f"small{n}")
     assert unpacked.calls == 100, "a hundred small games are all kept"
 
-    tight = EventStore(fake_redis, packed_cache_bytes=50_000)
+    tight = RedisStore.connect(fake_redis, packed_cache_bytes=50_000)
     for n in range(6):
         restored(tight, f"big{n}", 10, 1000)  # about 10 KB each
-        tight.read(f"big{n}")
-        assert tight.unpacked_bytes() <= 50_000
-    assert tight.unpacked_bytes() > 30_000
+        tight.events.read(f"big{n}")
+        assert tight.packing.unpacked_bytes() <= 50_000
+    assert tight.packing.unpacked_bytes() > 30_000
     calls = unpacked.calls
-    tight.read("big5")
+    tight.events.read("big5")
     assert unpacked.calls == calls, "the last one read is kept"
-    tight.read("big0")
+    tight.events.read("big0")
     assert unpacked.calls == calls + 1, "the least recently read went first"
     restored(tight, "huge", 10, 10_000)  # about 100 KB: more than the whole cache
-    tight.read("huge")
-    tight.read("huge")
-    assert unpacked.calls == calls + 3 and tight.unpacked_bytes() <= 50_000
+    tight.events.read("huge")
+    tight.events.read("huge")
+    assert unpacked.calls == calls + 3 and tight.packing.unpacked_bytes() <= 50_000
 
 
 def test_packed_cache_bytes_is_a_setting(fake_redis: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert app_with(fake_redis, PACKED_CACHE_BYTES=1234).extensions["games"].store.packed_cache_bytes == 1234
+    assert app_with(fake_redis, PACKED_CACHE_BYTES=1234).extensions["storage"].packing.packed_cache_bytes == 1234
     monkeypatch.setenv("PACKED_CACHE_BYTES", "4321")
-    assert app_with(fake_redis).extensions["games"].store.packed_cache_bytes == 4321
-    assert app_with(fake_redis, PACKED_CACHE_BYTES="99").extensions["games"].store.packed_cache_bytes == 99
+    assert app_with(fake_redis).extensions["storage"].packing.packed_cache_bytes == 4321
+    assert app_with(fake_redis, PACKED_CACHE_BYTES="99").extensions["storage"].packing.packed_cache_bytes == 99
     monkeypatch.setenv("PACKED_CACHE_BYTES", "lots")
     with pytest.raises(ValueError, match="PACKED_CACHE_BYTES"):
         app_with(fake_redis)
     monkeypatch.delenv("PACKED_CACHE_BYTES")
-    assert app_with(fake_redis).extensions["games"].store.packed_cache_bytes == event_store.PACKED_CACHE_BYTES
+    assert app_with(fake_redis).extensions["storage"].packing.packed_cache_bytes == packing.PACKED_CACHE_BYTES

@@ -1,4 +1,4 @@
-"""Compaction (service/storage/event_store.py `compact`, service/upkeep/lifecycle.py): a finished game is packed
+"""Compaction (service/storage/packing.py `compact`, service/upkeep/lifecycle.py): a finished game is packed
 into one compressed value after the grace period, and every read endpoint answers exactly as before; a crash in
 the middle of packing loses nothing."""
 
@@ -15,9 +15,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.app import create_app
-from service.storage.event_store import CompactionError, EventStore
 from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
+from service.storage.outcomes import CompactionError
 from service.storage.packed_games import unpack
+from service.storage.packing import PackedStore
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
 from tests.conftest import RecordingDispatcher, auth
 from tests.service.helpers import assert_problem
@@ -34,7 +35,12 @@ def game_keys(redis_client: fakeredis.FakeRedis, game_id: str) -> set[str]:
 def sweep_at(app: flask.Flask, seconds_from_now: float) -> Any:
     """One lifecycle pass as if it ran `seconds_from_now` from now."""
     later = time.time() + seconds_from_now
-    return Lifecycle(app.extensions["games"], LifecycleSettings(compact_after_seconds=GRACE), lambda: later).run_once()
+    return Lifecycle(
+        app.extensions["games"],
+        app.extensions["storage"],
+        LifecycleSettings(compact_after_seconds=GRACE),
+        lambda: later,
+    ).run_once()
 
 
 @pytest.fixture
@@ -77,7 +83,7 @@ def test_a_second_process_reads_the_packed_game_the_same(
     client: FlaskClient, app: flask.Flask, fake_redis: fakeredis.FakeRedis, finished: dict[str, Any]
 ) -> None:
     before = answers(client, finished)
-    assert app.extensions["games"].store.compact(finished["id"]) == "packed"
+    assert app.extensions["storage"].packing.compact(finished["id"]) == "packed"
     other = flask_app(fake_redis)
     after = answers(other.test_client(), finished)
     assert after == before
@@ -90,7 +96,7 @@ def flask_app(redis_client: fakeredis.FakeRedis) -> flask.Flask:
 @pytest.mark.parametrize("finished", ["golf"], indirect=True)
 def test_a_packed_game_keeps_taking_disputes(client: FlaskClient, app: flask.Flask, finished: dict[str, Any]) -> None:
     game_id, token = finished["id"], finished["seats"][0]["token"]
-    assert app.extensions["games"].store.compact(game_id) == "packed"
+    assert app.extensions["storage"].packing.compact(game_id) == "packed"
     posted = client.post(f"/v1/games/{game_id}/disputes", json={"seq": 3, "reason": "later"}, headers=auth(token))
     assert posted.status_code == 201, posted.get_json()
     listed = client.get(f"/v1/games/{game_id}/disputes").get_json()["disputes"]
@@ -103,7 +109,7 @@ def test_the_hashes_are_not_stored_in_the_packed_game_but_rebuilt_exactly(
 ) -> None:
     game_id = finished["id"]
     stream = fake_redis.xrange(f"game:{{{game_id}}}:events")
-    assert app.extensions["games"].store.compact(game_id) == "packed"
+    assert app.extensions["storage"].packing.compact(game_id) == "packed"
     value = fake_redis.execute_command("GET", f"game:{{{game_id}}}:packed", NEVER_DECODE=[])
     text = zlib.decompress(value).decode()
     hashes = [json.loads(fields["e"])["hash"] for _, fields in stream]
@@ -119,7 +125,7 @@ def test_a_damaged_stream_is_packed_as_it_is_and_the_audit_still_names_the_bad_e
     fake_redis.xdel(f"game:{{{game_id}}}:events", "5-0")  # an event deleted: the ids skip 5
     before = answers(client, finished)
     assert before["spectator GET /audit"][1]["first_bad_seq"] == 5
-    assert app.extensions["games"].store.compact(game_id) == "packed"
+    assert app.extensions["storage"].packing.compact(game_id) == "packed"
     assert game_keys(fake_redis, game_id) == {"packed", "disputes", "answers"}
     assert answers(client, finished) == before
 
@@ -138,7 +144,7 @@ def test_a_crash_in_the_middle_of_packing_loses_nothing(
     process dies: the stream, meta and idempotency answers are all still there, every endpoint answers
     the same, and the next pass finishes the job."""
     game_id = finished["id"]
-    store: EventStore = app.extensions["games"].store
+    store: PackedStore = app.extensions["storage"].packing
     before = answers(client, finished)
     stream = fake_redis.xrange(f"game:{{{game_id}}}:events")
 
@@ -166,7 +172,7 @@ def test_a_packed_value_that_reads_back_wrong_drops_nothing(
     finished: dict[str, Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store: EventStore = app.extensions["games"].store
+    store: PackedStore = app.extensions["storage"].packing
     before = answers(client, finished)
     monkeypatch.setattr(store, "_read_packed", lambda game_id: b"not what was written")
     with pytest.raises(CompactionError):
@@ -183,7 +189,7 @@ def test_an_idempotent_retry_after_compaction_is_refused_and_appends_nothing(
     is told the game has ended, and never acts twice."""
     game_id, token = finished["id"], finished["seats"][0]["token"]
     version = client.get(f"/v1/games/{game_id}").get_json()["version"]
-    assert app.extensions["games"].store.compact(game_id) == "packed"
+    assert app.extensions["storage"].packing.compact(game_id) == "packed"
     retry = client.post(
         f"/v1/games/{game_id}/actions", json={"type": "draw"}, headers={**auth(token), "Idempotency-Key": "move-0"}
     )
@@ -220,7 +226,7 @@ def test_the_workers_run_one_lifecycle_sweep_per_interval_between_them(
 ) -> None:
     later = time.time() + GRACE + 5
     settings = LifecycleSettings(compact_after_seconds=GRACE, sweep_seconds=60)
-    lifecycle = Lifecycle(app.extensions["games"], settings, lambda: later)
+    lifecycle = Lifecycle(app.extensions["games"], app.extensions["storage"], settings, lambda: later)
     keepers = [Keeper(fake_redis, cast(Reconciler, None), lifecycle=lifecycle) for _ in range(2)]
     first = keepers[0].sweep()
     assert first is not None and first.packed == [finished["id"]]
@@ -235,7 +241,9 @@ def test_an_idle_hint_for_a_game_that_acted_since_only_moves_the_hint(
     game_id = created["id"]
     fake_redis.zadd(ACTIVE_KEY, {game_id: 0.0})  # the index thinks the game has been idle for ages
     later = time.time() + 10 * 86400  # its last event is ten days old then: not idle for thirty
-    outcome = Lifecycle(app.extensions["games"], LifecycleSettings(abandon_after_days=30), lambda: later).run_once()
+    outcome = Lifecycle(
+        app.extensions["games"], app.extensions["storage"], LifecycleSettings(abandon_after_days=30), lambda: later
+    ).run_once()
     assert outcome.abandoned == []
     assert client.get(f"/v1/games/{game_id}").get_json()["status"] == "active"
     hint = fake_redis.zscore(ACTIVE_KEY, game_id)
@@ -252,10 +260,12 @@ def test_a_finished_game_whose_end_was_not_noted_is_found_among_the_idle_and_pac
     fake_redis.zadd(ACTIVE_KEY, {game_id: 0.0})  # as after a crash between the final append and the index
     settings = LifecycleSettings(compact_after_seconds=GRACE, abandon_after_days=30)
     later = time.time() + 31 * 86400
-    first = Lifecycle(app.extensions["games"], settings, lambda: later).run_once()
+    first = Lifecycle(app.extensions["games"], app.extensions["storage"], settings, lambda: later).run_once()
     assert first.abandoned == [] and fake_redis.zscore(ACTIVE_KEY, game_id) is None
     assert fake_redis.zscore(UNPACKED_KEY, game_id) is not None
-    assert Lifecycle(app.extensions["games"], settings, lambda: later).run_once().packed == [game_id]
+    assert Lifecycle(app.extensions["games"], app.extensions["storage"], settings, lambda: later).run_once().packed == [
+        game_id
+    ]
     assert game_keys(fake_redis, game_id) == {"packed", "disputes", "answers"}
 
 
@@ -283,7 +293,9 @@ def test_a_game_is_not_abandoned_when_its_player_moves_after_the_sweep_found_it_
 
     monkeypatch.setattr(store, "read", read_then_the_person_moves)
     later = time.time() + 31 * 86400
-    outcome = Lifecycle(app.extensions["games"], LifecycleSettings(abandon_after_days=30), lambda: later).run_once()
+    outcome = Lifecycle(
+        app.extensions["games"], app.extensions["storage"], LifecycleSettings(abandon_after_days=30), lambda: later
+    ).run_once()
 
     assert moved == [200]
     assert outcome.abandoned == []

@@ -9,9 +9,10 @@ from typing import Any
 import fakeredis
 import pytest
 
+from service.bootstrap import game_service
 from service.play.due_turns import play_bot_turns, play_turn_timeout
 from service.play.game_service import GameService, LoadedGame
-from service.storage.event_store import EventStore
+from service.storage.redis_store import RedisStore
 from tests.conftest import RecordingDispatcher
 
 REVEAL = {"type": "reveal", "positions": [0, 1]}  # G-4: every seat turns two cards up first, in any order
@@ -19,7 +20,7 @@ REVEAL = {"type": "reveal", "positions": [0, 1]}  # G-4: every seat turns two ca
 
 def make_service() -> tuple[GameService, RecordingDispatcher]:
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(fakeredis.FakeRedis(decode_responses=True)), dispatcher)
+    service = game_service(RedisStore.connect(fakeredis.FakeRedis(decode_responses=True)), dispatcher)
     dispatcher.service = service
     return service, dispatcher
 

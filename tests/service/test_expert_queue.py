@@ -19,10 +19,11 @@ from rq.serializers import JSONSerializer
 from domain.bots.expert import Budget, default_budget
 from domain.shuffle import SeededStream
 from service.app import create_app
+from service.bootstrap import game_service
 from service.play import due_turns as bot_turns
 from service.play.due_turns import ThinkCapError, play_bot_turns, think_ms_max_from_env
 from service.play.game_service import GameService
-from service.storage.event_store import EventStore
+from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
 from tests.conftest import RecordingDispatcher
 from workers.__main__ import queue_names
@@ -38,8 +39,8 @@ def server() -> fakeredis.FakeServer:
 
 
 def make_service(server: fakeredis.FakeServer, think_ms_max: int | None = None) -> GameService:
-    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
-    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)), think_ms_max=think_ms_max)
+    store = RedisStore.connect(fakeredis.FakeRedis(server=server, decode_responses=True))
+    return game_service(store, RQDispatcher(fakeredis.FakeRedis(server=server)), think_ms_max=think_ms_max)
 
 
 def job_ids(server: fakeredis.FakeServer, name: str) -> list[str]:

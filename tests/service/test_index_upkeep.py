@@ -21,9 +21,12 @@ import redis
 from flask.testing import FlaskClient
 
 from service.app import create_app
+from service.bootstrap import game_service
 from service.play.game_service import GameService
-from service.storage.event_store import GAME_COUNTS_KEY, EventStore
+from service.storage.event_store import EventStore
 from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
+from service.storage.keys import GAME_COUNTS_KEY
+from service.storage.redis_store import RedisStore
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
 from tests.conftest import RecordingDispatcher
 from tests.service.lifecycle_helpers import create, play_to_end
@@ -69,14 +72,17 @@ def app(wrapped: IndexMasterDown, dispatcher: RecordingDispatcher) -> Iterator[f
 
 def worker_service(redis_client: fakeredis.FakeRedis) -> GameService:
     """The game service of a worker process: its own cache, on the same Redis."""
-    return GameService(EventStore(redis_client), RecordingDispatcher())
+    return game_service(RedisStore.connect(redis_client), RecordingDispatcher())
 
 
 def sweep(redis_client: fakeredis.FakeRedis, **settings: Any) -> Lifecycle:
     """A worker's lifecycle whose clock stands GRACE + 5 s from now (every finished game is due for packing)."""
     later = time.time() + GRACE + 5
     return Lifecycle(
-        worker_service(redis_client), LifecycleSettings(compact_after_seconds=GRACE, **settings), lambda: later
+        worker_service(redis_client),
+        RedisStore.connect(redis_client),
+        LifecycleSettings(compact_after_seconds=GRACE, **settings),
+        lambda: later,
     )
 
 
@@ -155,7 +161,7 @@ def test_a_game_that_keeps_failing_is_put_off_twice_as_long_each_time(
     fake_redis.zadd(UNPACKED_KEY, {game_id: 1.0})
     clock = [time.time() + GRACE]
     settings = LifecycleSettings(compact_after_seconds=GRACE, sweep_seconds=30)
-    lifecycle = Lifecycle(worker_service(fake_redis), settings, lambda: clock[0])
+    lifecycle = Lifecycle(worker_service(fake_redis), RedisStore.connect(fake_redis), settings, lambda: clock[0])
     delays = []
     for _ in range(4):
         lifecycle.run_once()
@@ -179,7 +185,12 @@ def test_a_sweep_between_the_finishing_note_and_the_final_append_leaves_the_game
     game_id = created["id"]
     store: EventStore = app.extensions["games"].store
     append = store.append
-    eager = Lifecycle(app.extensions["games"], LifecycleSettings(compact_after_seconds=0), lambda: time.time() + 5)
+    eager = Lifecycle(
+        app.extensions["games"],
+        app.extensions["storage"],
+        LifecycleSettings(compact_after_seconds=0),
+        lambda: time.time() + 5,
+    )
     raced: list[bool] = []
 
     def append_after_a_sweep(*args: Any, **kwargs: Any) -> Any:
@@ -212,11 +223,12 @@ def test_a_game_exported_while_the_walk_notes_it_is_left_in_no_index(
     wrapped.down = frozenset()
     lifecycle = sweep(fake_redis)
     read_last = lifecycle._last_record
+    archive = RedisStore.connect(fake_redis).archive
 
     def export_right_after_the_read(walked: str) -> dict[str, Any] | None:
         last = read_last(walked)
-        stored = lifecycle.store.stored_game(walked)
-        assert stored is not None and lifecycle.store.delete(walked, stored)  # the archive's delete
+        stored = archive.stored_game(walked)
+        assert stored is not None and archive.delete(walked, stored)  # the archive's delete
         lifecycle.index.forget(walked)  # and its index update, both before the walk writes
         return last
 

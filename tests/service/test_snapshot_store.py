@@ -10,8 +10,9 @@ import fakeredis
 import pytest
 
 from domain import engine
+from service.bootstrap import game_service
 from service.play.game_service import GameService
-from service.storage.event_store import EventStore
+from service.storage.redis_store import RedisStore
 from service.storage.snapshot_codec import SnapshotDecodeError, decode, encode, sealed
 from service.storage.snapshots import SnapshotCache
 from tests.conftest import RecordingDispatcher
@@ -23,9 +24,9 @@ EVERY = 16
 
 def service_on(redis: fakeredis.FakeRedis) -> GameService:
     """One API process: its own caches, snapshots every EVERY events kept in the store too."""
-    store = EventStore(redis)
+    store = RedisStore.connect(redis)
     dispatcher = RecordingDispatcher()
-    service = GameService(store, dispatcher, snapshots=SnapshotCache(EVERY, store=store))  # type: ignore[arg-type]
+    service = game_service(store, dispatcher, snapshots=SnapshotCache(EVERY, store=store.snapshots))
     dispatcher.service = service
     return service
 
@@ -114,6 +115,6 @@ def test_packing_a_finished_game_drops_its_snapshots() -> None:
     key = f"game:{{{game}}}:snapshots"
     assert redis.exists(key)
     before = service_on(redis).repository.load(game)
-    assert EventStore(redis).compact(game) == "packed"
+    assert RedisStore.connect(redis).packing.compact(game) == "packed"
     assert not redis.exists(key)
     assert same(service_on(redis).repository.load(game).snap, before.snap)

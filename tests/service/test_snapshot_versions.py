@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 from domain import engine
 from service.app import create_app
 from service.storage import snapshot_codec
-from service.storage.event_store import EventStore
+from service.storage.redis_store import RedisStore
 from service.storage.snapshot_codec import SnapshotDecodeError, code_version, decode, encode, sealed
 from tests.conftest import RecordingDispatcher
 from tests.service.lifecycle_helpers import answers, create, play_to_end
@@ -157,7 +157,7 @@ def test_a_snapshot_written_by_other_domain_code_is_dropped_and_the_game_folded_
     redis = fakeredis.FakeRedis(decode_responses=True)
     game = played(redis, "golf")
     scratch = scratch_states(service_on(redis), game)
-    hashes = [record["hash"] for record in EventStore(redis).read(game)]
+    hashes = [record["hash"] for record in RedisStore.connect(redis).events.read(game)]
     fields = redis.hkeys(snapshots_key(game))
     assert fields, "the command path stored snapshots"
     real_source = snapshot_codec._source
@@ -174,7 +174,7 @@ def test_a_snapshot_written_by_other_domain_code_is_dropped_and_the_game_folded_
     monkeypatch.undo()
     code_version.cache_clear()
     assert code_version("golf") == ours
-    blob = EventStore(redis).snapshot(game, int(fields[0]))
+    blob = RedisStore.connect(redis).snapshots.snapshot(game, int(fields[0]))
     assert blob is not None
     with pytest.raises(SnapshotDecodeError, match="other code"):
         decode(blob, scratch[0].config)
@@ -202,7 +202,7 @@ def test_a_snapshot_whose_bytes_changed_is_refused() -> None:
             decode(bad, scratch[0].config)
     assert same(decode(blob, scratch[0].config)[0], scratch[20])
     field = max(int(f) for f in redis.hkeys(snapshots_key(game)))
-    stored = EventStore(redis).snapshot(game, field)
+    stored = RedisStore.connect(redis).snapshots.snapshot(game, field)
     assert stored is not None
     marks, _, _ = stored.partition(b"\n")
     redis.hset(snapshots_key(game), str(field), marks + b"\n" + unmarked({**body_of(stored), "abandoned": "left"}))
@@ -215,7 +215,7 @@ def test_a_snapshot_stored_under_another_version_is_refused() -> None:
     redis = fakeredis.FakeRedis(decode_responses=True)
     game = played(redis, "golf")
     scratch = scratch_states(service_on(redis), game)
-    hashes = [record["hash"] for record in EventStore(redis).read(game)]
+    hashes = [record["hash"] for record in RedisStore.connect(redis).events.read(game)]
     redis.delete(snapshots_key(game))
     version = len(scratch) - 1
     redis.hset(snapshots_key(game), str(version - 10), encode(scratch[version - 2], hashes[version - 3]))

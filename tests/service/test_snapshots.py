@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from domain import engine
 from domain.chain import record_actor
+from service.bootstrap import game_service
 from service.play.game_service import GameService
-from service.storage.event_store import EventStore
+from service.storage.redis_store import RedisStore
 from service.storage.snapshots import SnapshotCache
 from tests.conftest import RecordingDispatcher
 from tests.unit.test_verify import bot_level, small_options
@@ -45,7 +46,7 @@ class FoldCounter:
 
 def service_on(redis: fakeredis.FakeRedis, every: int = 256, size: int = 4096) -> GameService:
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(redis), dispatcher, snapshots=SnapshotCache(every, size))  # type: ignore[arg-type]
+    service = game_service(RedisStore.connect(redis), dispatcher, snapshots=SnapshotCache(every, size))
     dispatcher.service = service
     return service
 

@@ -14,7 +14,10 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.api.followers import Watchers
-from service.storage.event_store import EventStore, GameExists, StoreUnavailable
+from service.storage.event_store import EventStore
+from service.storage.outcomes import GameExists, StoreUnavailable
+from service.storage.redis_store import RedisStore
+from service.storage.stream_tickets import StreamTickets
 from tests.conftest import auth, create_golf
 from tests.service.helpers import redis_dump
 
@@ -27,7 +30,7 @@ def record(seq: int, kind: str = "Thing", **data: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def store(fake_redis: Any) -> EventStore:
-    return EventStore(fake_redis)
+    return RedisStore.connect(fake_redis).events
 
 
 @pytest.fixture
@@ -46,12 +49,12 @@ def test_create_stores_meta_and_records_under_hash_tagged_keys(two: EventStore, 
     assert json.loads(fake_redis.xrange("game:{g1}:events")[0][1]["e"]) == record(1)
 
 
-def test_unknown_games_read_as_nothing(store: EventStore) -> None:
+def test_unknown_games_read_as_nothing(store: EventStore, fake_redis: Any) -> None:
     assert store.meta("nope") is None
     assert store.read("nope") == []
     assert store.last_seq("nope") == 0
     assert Watchers(store).wait("nope", 0, 0) == []
-    assert store.take_ticket("nope", "0" * 64) is None
+    assert StreamTickets(fake_redis).take_ticket("nope", "0" * 64) is None
 
 
 def test_create_of_an_existing_id_raises_and_changes_nothing(two: EventStore, fake_redis: Any) -> None:
@@ -131,15 +134,16 @@ def test_wait_returns_at_once_times_out_or_wakes_up(two: EventStore) -> None:
 
 
 def test_a_ticket_is_taken_once(two: EventStore, fake_redis: Any) -> None:
-    two.put_ticket("g1", "ab" * 32, 1, 60)
+    tickets = StreamTickets(fake_redis)
+    tickets.put_ticket("g1", "ab" * 32, 1, 60)
     assert 0 < fake_redis.ttl(f"game:{{g1}}:ticket:{'ab' * 32}") <= 60
-    assert two.take_ticket("g1", "ab" * 32) == 1
-    assert two.take_ticket("g1", "ab" * 32) is None
+    assert tickets.take_ticket("g1", "ab" * 32) == 1
+    assert tickets.take_ticket("g1", "ab" * 32) is None
 
 
 def test_ping_and_unreachable_redis() -> None:
     server = fakeredis.FakeServer()
-    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
+    store = RedisStore.connect(fakeredis.FakeRedis(server=server, decode_responses=True)).events
     store.create("g1", META, [record(1)])
     assert store.ping() is True
     server.connected = False

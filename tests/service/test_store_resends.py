@@ -13,9 +13,12 @@ import redis
 from gevent.event import Event  # type: ignore[import-untyped]
 from redis.backoff import NoBackoff
 
-from service.storage.event_store import RESENDS, EventStore, GameExists, StoreUnavailable
+from service.storage.event_store import EventStore
+from service.storage.outcomes import GameExists, StoreUnavailable
 from service.storage.packed_games import encode_record
 from service.storage.redis_clients import ReadRetry, redis_clients, sent_once
+from service.storage.redis_store import RedisStore
+from service.storage.scripts import RESENDS
 from tests.service.helpers import stream_entries
 
 
@@ -48,8 +51,8 @@ def client() -> fakeredis.FakeRedis:
 
 @pytest.fixture
 def store(client: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch) -> EventStore:
-    monkeypatch.setattr("service.storage.event_store.RESEND_PAUSE_SECONDS", 0.0)
-    store = EventStore(client)
+    monkeypatch.setattr("service.storage.scripts.RESEND_PAUSE_SECONDS", 0.0)
+    store = RedisStore.connect(client).events
     store.create("g", {"game": "golf", "nonce": "n1"}, [record(1)])
     return store
 
@@ -88,7 +91,7 @@ def test_an_append_resent_after_its_idempotency_field_is_gone_is_found_in_the_st
 
     def pack_or_drop() -> None:
         if packed:
-            assert store.compact("g") == "packed"
+            assert RedisStore.connect(client).packing.compact("g") == "packed"
         else:
             client.delete("game:{g}:idem")
 

@@ -17,9 +17,10 @@ from rq.registry import ScheduledJobRegistry
 
 from domain.chain import event_hash
 from domain.verify import verify
+from service.bootstrap import game_service
 from service.play.due_turns import TURN_TIMEOUT, play_turn_timeout, timeout_action
 from service.play.game_service import GameService
-from service.storage.event_store import EventStore
+from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import RQDispatcher, bot_job_id, timeout_job_id
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, check_chain
@@ -237,8 +238,8 @@ def test_the_verifier_refuses_a_seats_action_relabelled_as_a_system_event(
 @pytest.fixture
 def rq_service() -> GameService:
     server = fakeredis.FakeServer()
-    store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
-    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)))
+    store = RedisStore.connect(fakeredis.FakeRedis(server=server, decode_responses=True))
+    return game_service(store, RQDispatcher(fakeredis.FakeRedis(server=server)))
 
 
 def scheduled(service: GameService) -> dict[str, float]:

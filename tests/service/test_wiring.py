@@ -18,7 +18,8 @@ import service.archive
 from service import app as root
 from service.app import create_app
 from service.bootstrap import Services, build_services
-from service.storage.turn_queue import NoDispatcher, RQDispatcher
+from service.play.ports import NoDispatcher
+from service.storage.turn_queue import RQDispatcher
 from tests.conftest import RecordingDispatcher
 from workers import context
 

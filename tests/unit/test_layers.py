@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import os
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,3 +53,28 @@ def test_every_route_module_is_in_the_independence_contract() -> None:
     covered = {module for contract in independent for module in contract["modules"]}
     assert routes, "no route module found"
     assert routes <= covered, f"route modules missing from the independence contract: {sorted(routes - covered)}"
+
+
+ADAPTER_METHODS_MAX = 12  # issue 36: the store behind small interfaces
+
+
+def public_methods(cls: type) -> list[str]:
+    """The public methods a class defines itself (properties and data fields are not methods)."""
+    return [
+        name
+        for name, member in vars(cls).items()
+        if not name.startswith("_") and isinstance(member, (FunctionType, classmethod, staticmethod))
+    ]
+
+
+def test_no_storage_adapter_has_more_than_twelve_public_methods() -> None:
+    """Each class of service/storage/ stays small: a concern that grows gets an adapter of its own."""
+    sizes = {}
+    for path in sorted((ROOT / "service" / "storage").glob("*.py")):
+        module = importlib.import_module(f"service.storage.{path.stem}")
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and cls.__module__ == module.__name__:
+                sizes[f"{module.__name__}.{cls.__name__}"] = len(public_methods(cls))
+    assert "service.storage.event_store.EventStore" in sizes, "the adapters were not found"
+    large = {name: size for name, size in sizes.items() if size > ADAPTER_METHODS_MAX}
+    assert not large, f"storage classes with more than {ADAPTER_METHODS_MAX} public methods: {large}"

@@ -1,0 +1,141 @@
+"""What the play layer needs from the world outside it, as small protocols: the store's adapters
+(service/storage/, on Redis) and the turn queue (service/storage/turn_queue.py, on RQ) implement them, and
+service/bootstrap.py wires them in. Nothing here knows Redis or RQ."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from service.storage.keys import BOT_QUEUE, EXPERT_QUEUE
+from service.storage.outcomes import AppendResult
+
+Clock = Callable[[], str]  # the service clock: ISO 8601 in UTC, to the millisecond (game_service.utc_now)
+
+
+class EventLog(Protocol):
+    """A game's events and its header: one log per game, appended to only at the version it was read at."""
+
+    def create(self, game_id: str, meta: Mapping[str, str], records: list[dict[str, Any]]) -> None:
+        """Store a new game's header (service/play/game_header.py) and first records at once; GameExists if taken."""
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        records: list[dict[str, Any]],
+        idempotency: tuple[str, str] | None = None,
+    ) -> AppendResult:
+        """Append only if the log is still at `expected_version`; the (field, value) is kept with it, and a
+        later append with that field answers `duplicate` with the value."""
+
+    def idempotent_answer(self, game_id: str, field: str) -> str | None:
+        """The value kept with an append under `field`, if any."""
+
+    def meta(self, game_id: str) -> dict[str, str] | None:
+        """The game's header as stored, None when there is no such game."""
+
+    def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        """Records with seq > after (at most `count`), in order."""
+
+    def read_raw(self, game_id: str) -> list[str]:
+        """Every stored record's text as it is (for audits of a possibly damaged log)."""
+
+
+class KeptAnswers(Protocol):
+    """Answers made once from a game that can no longer change (a packed game) and kept beside it."""
+
+    def packed_answer(self, game_id: str, name: str) -> bytes | None:
+        """The answer kept under `name`, if one was made from the game as it is now."""
+
+    def keep_answer(self, game_id: str, name: str, answer: bytes) -> bool:
+        """Keep `answer` under `name` if the game can no longer change; True if kept."""
+
+
+class DisputeLog(Protocol):
+    """Disputes filed by seats, beside a game and never in its log."""
+
+    def add_dispute(self, game_id: str, seat: int, per_seat: int, dispute: Mapping[str, Any]) -> str | None:
+        """The dispute's id, None when `seat` has `per_seat` already; GameGone when the game is gone."""
+
+    def disputes(self, game_id: str, after: int = 0, count: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """The disputes numbered after `after` (at most `count`), with their ids, oldest first."""
+
+    def count_disputes(self, game_id: str, seat: int) -> int:
+        """How many disputes `seat` has filed in the game."""
+
+
+class GameNotes(Protocol):
+    """The games by their stage of life, as the command path notes them (best effort: never fails a move)."""
+
+    def started(self, game_id: str, at: float) -> None:
+        """A game is about to be stored."""
+
+    def finishing(self, game_id: str, at: float, unless_noted: bool = False) -> None:
+        """An append is about to end the game (or has, with `unless_noted`)."""
+
+    def finished(self, game_id: str) -> None:
+        """The game's final append is stored."""
+
+
+class GameCounter(Protocol):
+    """Games counted as they start and finish, for the metrics."""
+
+    def count_game(self, game: str, moment: str) -> None:
+        """Count a game of type `game` that has `moment` (started, finished)."""
+
+
+class TurnScheduler(Protocol):
+    """Where due turns go: a bot's turn, a person's turn timeout, and the record of games that wait for one."""
+
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
+        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now, in `queue`'s lane."""
+
+    def expect(self, game_id: str, version: int) -> None:
+        """An append is about to leave a turn due at `version` (noted before the append)."""
+
+    def settle(self, game_id: str, version: int) -> None:
+        """No turn is due in `game_id` at `version`."""
+
+    def unnoted(self, game_ids: list[str]) -> list[str]:
+        """Those of `game_ids` that are not noted as waiting."""
+
+    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        """A person is to act at `version`: play for them after `seconds` unless the game moved on."""
+
+    def cancel_timeout(self, game_id: str, version: int) -> None:
+        """The game moved on from `version`: that version's timeout is moot."""
+
+
+class NoDispatcher:
+    """A turn scheduler that schedules nothing and notes nothing (for tools that only read)."""
+
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
+        return None
+
+    def expect(self, game_id: str, version: int) -> None:
+        return None
+
+    def settle(self, game_id: str, version: int) -> None:
+        return None
+
+    def unnoted(self, game_ids: list[str]) -> list[str]:
+        return []
+
+    def schedule_timeout(self, game_id: str, version: int, seconds: int) -> None:
+        return None
+
+    def cancel_timeout(self, game_id: str, version: int) -> None:
+        return None
+
+
+def queue_for(level: str | None) -> str:
+    """The lane (the turn queue) a bot turn of this level goes on: experts think for up to a couple of
+    seconds a move, so they have their own and the other bots keep their pace."""
+    return EXPERT_QUEUE if level == "expert" else BOT_QUEUE
+
+
+def epoch_of(at: str) -> float:
+    """Seconds since the epoch of a service timestamp (the Clock's ISO 8601, UTC)."""
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()

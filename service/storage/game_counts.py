@@ -1,0 +1,24 @@
+"""How many games started and finished, by game (`stats:games`), for the metrics (best effort: counted right
+after the append that starts or ends a game)."""
+
+from __future__ import annotations
+
+from service.storage.keys import GAME_COUNTS_KEY
+from service.storage.redis_clients import StoreClient
+from service.storage.scripts import store_call, text
+
+
+class GameCounts:
+    """The hash `stats:games`: `started:<game>` and `finished:<game>` counts."""
+
+    def __init__(self, client: StoreClient) -> None:
+        self._redis = client
+
+    def count_game(self, game: str, moment: str) -> None:
+        """Count a game of type `game` that has `moment` (started, finished), for the metrics."""
+        store_call(self._redis.hincrby, GAME_COUNTS_KEY, f"{moment}:{game}", 1)
+
+    def game_counts(self) -> dict[str, int]:
+        """Every count kept by count_game, as `<moment>:<game>` -> count."""
+        counts = store_call(self._redis.hgetall, GAME_COUNTS_KEY)
+        return {text(key): int(value) for key, value in counts.items()}

@@ -1,0 +1,87 @@
+"""Every Redis key the service keeps, named here once (docs/storage.md says what each holds).
+
+A game's keys share one hash tag, so they live in one Redis Cluster slot (`game:{<id>}:<name>`):
+  events     the stream; entry id `<seq>-0`, field `e` = the record as JSON
+  meta       hash: the game's header, its creation facts (service/play/game_header.py encodes it)
+  idem       hash: Idempotency-Key answers, kept as long as the game
+  recent     list: the internal idempotency fields of the last appends sent without a key
+  disputes   stream: disputes filed by seats, entry id `<n>-0`, fields `s` = the seat, `d` = the dispute
+  packed     a finished game compacted: its meta and its stream in one compressed value
+  snapshots  hash: version -> the game folded to that version
+  answers    hash, for a packed game only: name -> an answer made once from the packed value
+  ticket:<sha256>  a seat's live-stream ticket, single use, with an expiry
+Global keys (each command touches one of them only): the game indexes `games:*`, the counts
+`stats:games`, the waiting index `bots:waiting`; and the bot queues' names (RQ's own keys `rq:…`).
+"""
+
+from __future__ import annotations
+
+DROPPED_WHEN_PACKED = ("idem", "recent", "snapshots")  # a game's keys, besides its stream and meta, that packing drops
+OTHER_GAME_KEYS = ("disputes", "answers")  # a game's keys that stay when it is packed; deleted with the game
+
+ACTIVE_KEY = "games:active"  # service/storage/game_index.py
+FINISHED_KEY = "games:finished"
+UNPACKED_KEY = "games:unpacked"
+GAME_COUNTS_KEY = "stats:games"  # service/storage/game_counts.py
+WAITING_KEY = "bots:waiting"  # service/storage/turn_queue.py
+
+BOT_QUEUE = "bots"  # the RQ queue of random and greedy bots, and of turn timeouts ...
+EXPERT_QUEUE = "bots-expert"  # ... and of expert bots
+BOT_QUEUES = (BOT_QUEUE, EXPERT_QUEUE)  # the order a worker on both takes jobs in: the quick bots first
+
+
+def game_key(game_id: str, name: str) -> str:
+    """The game's key `name` (one of those above), under the game's hash tag."""
+    return f"game:{{{game_id}}}:{name}"
+
+
+def events(game_id: str) -> str:
+    return game_key(game_id, "events")
+
+
+def meta(game_id: str) -> str:
+    return game_key(game_id, "meta")
+
+
+def idem(game_id: str) -> str:
+    return game_key(game_id, "idem")
+
+
+def recent(game_id: str) -> str:
+    return game_key(game_id, "recent")
+
+
+def disputes(game_id: str) -> str:
+    return game_key(game_id, "disputes")
+
+
+def packed(game_id: str) -> str:
+    return game_key(game_id, "packed")
+
+
+def snapshots(game_id: str) -> str:
+    return game_key(game_id, "snapshots")
+
+
+def answers(game_id: str) -> str:
+    return game_key(game_id, "answers")
+
+
+def ticket(game_id: str, digest: str) -> str:
+    """A live-stream ticket, by the SHA-256 digest of the ticket."""
+    return game_key(game_id, f"ticket:{digest}")
+
+
+def every_game(name: str) -> str:
+    """A glob (SCAN's MATCH) over every game's key `name`."""
+    return f"game:{{*}}:{name}"
+
+
+def game_of(key: str) -> str:
+    """The game id in one of its keys (`game:{<id>}:<name>`)."""
+    return key.partition("{")[2].rpartition("}")[0]
+
+
+def entry_id(seq: int) -> str:
+    """A stream entry's id: `<seq>-0`."""
+    return f"{seq}-0"
