@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from domain.cards import canonical_deck, is_card
 from domain.errors import InvalidInput, RuleViolation
@@ -16,7 +16,34 @@ from domain.options import MAX_EVENTS, Action, ActionSpec, EventLimits, OptionSp
 from domain.scores import highest_totals, lowest_totals
 from domain.shuffle import SeededStream, commitment, derived_key, reshuffle_label, round_label, shuffle
 
-S = TypeVar("S")
+
+class GameState(Protocol):
+    """What every game's state has, whatever else it holds: the round under way (0 before the first),
+    every seat's total so far, its phase and, once ended, the winners (C-7)."""
+
+    @property
+    def round(self) -> int: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def winners(self) -> tuple[int, ...]: ...
+
+
+class RoundScores(Protocol):
+    """What every game's round-scoring event has: each seat's points of the round."""
+
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+
+
+S = TypeVar("S", bound=GameState)
+FINISHED = "finished"
+"""The phase of every game once it has ended by its rules."""
 CARD_CODES: tuple[str, ...] = canonical_deck(jokers=1)
 """C-1's codes in C-3 order: 52 cards, then the joker."""
 T = TypeVar("T")
@@ -146,7 +173,7 @@ class GameAbandoned(Event):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class GameEnded(Event):
-    """A game's end: the totals and the winners (C-7). Each game subclasses it, with its own end rule.
+    """A game's end: the totals and the winners (C-7), by the game's end rule (`Game.end_rule`) or C-9.
 
     `reason` is `event_limit` when the game ran out of events (C-9), and left out of the record
     when the game's own rules ended it.
@@ -175,7 +202,7 @@ class Game(abc.ABC, Generic[S]):
     events: ClassVar[tuple[type[Event], ...]]
     players_rule: ClassVar[str]  # the rule id of the player range
     lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
-    round_scored: ClassVar[type[Event]]
+    round_scored: ClassVar[type[RoundScores]]
     """The event that scores a round (a hand): its `scores` are what each seat adds to its total."""
     end_rule: ClassVar[str]  # the rule id of the game's end
     rules_version: ClassVar[int] = 1
@@ -187,10 +214,12 @@ class Game(abc.ABC, Generic[S]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every game's options end with C-9's `max_events` (the default of the domain, no ceiling:
-        `describe` shows the operator's)."""
+        `describe` shows the operator's), and every game's events hold GameEnded (C-9 ends any game)."""
         super().__init_subclass__(**kwargs)
         if "options" in vars(cls):
             cls.options = (*cls.options, EventLimits().option())
+        if "events" in vars(cls) and GameEnded not in cls.events:
+            cls.events = (*cls.events, GameEnded)
 
     def bounded(self, rules_version: int) -> bool:
         """True when games of this rules version have `max_events` (C-9)."""
@@ -218,7 +247,13 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def evolve(self, state: S, event: Event) -> S:
-        """Apply a recorded event; trusts it and only asserts invariants."""
+        """Apply a recorded event of the game's own; trusts it and only asserts invariants.
+
+        The engine applies its own events and the game's end (`ended`)."""
+
+    def ended(self, state: S, event: GameEnded) -> S:
+        """The state once the game has ended by its rules: phase `finished`, the end's winners."""
+        return replaced(state, phase=FINISHED, winners=event.winners)
 
     @abc.abstractmethod
     def to_act(self, state: S) -> tuple[int, ...]:
@@ -250,20 +285,14 @@ class Game(abc.ABC, Generic[S]):
         return ()
 
     def standing(self, state: S) -> tuple[int, tuple[int, ...]]:
-        """The round under way and every seat's total so far (the expert bot's yardstick).
-
-        Every game's state has `round` and `totals`; S is generic, hence the lookups by name.
-        """
-        return int(getattr(state, "round")), tuple(getattr(state, "totals"))  # noqa: B009
+        """The round under way and every seat's total so far (the expert bot's yardstick)."""
+        return state.round, tuple(state.totals)
 
     def round_points(self, event: Event) -> tuple[int, ...] | None:
-        """Each seat's points of a round when `event` scores one (better is lower when `lowest_wins`), else None.
-
-        Every game's round-scoring event has `scores`; the event type is the game's, hence the lookup by name.
-        """
+        """Each seat's points of a round when `event` scores one (better is lower when `lowest_wins`), else None."""
         if not isinstance(event, self.round_scored):
             return None
-        return tuple(getattr(event, "scores"))  # noqa: B009
+        return tuple(event.scores)
 
     def is_card(self, code: object) -> bool:
         """True for a card code of this game (C-1; Go5 overrides with its own codes)."""
@@ -288,11 +317,6 @@ class Game(abc.ABC, Generic[S]):
             "options": [spec.describe() for spec in options],
             "actions": [spec.type for spec in self.actions],
         }
-
-    @functools.cached_property
-    def game_ended(self) -> type[GameEnded]:
-        """The game's own GameEnded class."""
-        return next(cls for cls in self.events if issubclass(cls, GameEnded))
 
     @property
     def catalog(self) -> EventCatalog:
@@ -439,9 +463,12 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
     if isinstance(event, GameAbandoned):
         assert not snap.finished, "a game that has ended cannot be abandoned"
         return replaced(snap, version=snap.version + 1, abandoned=event.reason)
-    if isinstance(event, GameEnded) and event.reason == EVENT_LIMIT:
-        assert not snap.finished and snap.out_of_room, "an event-limit end before the game is out of room (C-9)"
-        return replaced(snap, version=snap.version + 1, out_of_events=True)
+    if isinstance(event, GameEnded):
+        assert not snap.finished, "a game that has ended cannot end again"
+        if event.reason == EVENT_LIMIT:
+            assert snap.out_of_room, "an event-limit end before the game is out of room (C-9)"
+            return replaced(snap, version=snap.version + 1, out_of_events=True)
+        return replaced(snap, state=snap.game.ended(snap.state, event), version=snap.version + 1)
     state = snap.game.evolve(snap.state, event)
     return replaced(snap, state=state, version=snap.version + 1)
 
@@ -459,7 +486,7 @@ def event_limit_end(snap: Snapshot[Any]) -> GameEnded:
     so far, and as winners every seat level at the best of them (C-7; no game's own tie-break)."""
     totals = snap.game.standing(snap.state)[1]
     winners = lowest_totals(totals) if snap.game.lowest_wins else highest_totals(totals)
-    return snap.game.game_ended(totals=totals, winners=winners, reason=EVENT_LIMIT)
+    return GameEnded(totals=totals, winners=winners, reason=EVENT_LIMIT)
 
 
 def settle(snap: Snapshot[S]) -> tuple[Snapshot[S], list[Event]]:

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.engine import Game, GameConfig, register, replaced
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -148,7 +148,8 @@ def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] |
 
 # ---------------------------------------------------------------- state
 
-DRAW, PLAY, ROUND_OVER, BETWEEN_ROUNDS, FINISHED = "draw", "play", "round_over", "between_rounds", "finished"
+DRAW, PLAY, ROUND_OVER, BETWEEN_ROUNDS = "draw", "play", "round_over", "between_rounds"
+FINISHED = engine.FINISHED
 FIVE_REACHED, GO5_CALLED, STOCK_EMPTY = "five", "go5", "stock_empty"
 
 
@@ -371,11 +372,6 @@ class RoundScored(Event):
     reason: str
     closer: int | None
     scores: tuple[int, ...]
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """V-16: totals and the winners (C-7: equal highest totals share)."""
 
 
 PLAY_EVENTS = (SetMelded, CardLaidOff, CardSwapped)
@@ -658,8 +654,6 @@ class Go5(Game[Go5State]):
             return _apply_go5(state, event)
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"go5 cannot apply {event.type_name()}")
 
     # ---- what a seat may do

@@ -9,7 +9,7 @@ from typing import Any
 
 from domain import engine
 from domain.cards import canonical_deck, rank_of
-from domain.engine import Game, GameConfig, register, replaced
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import INT, INT_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -18,7 +18,8 @@ from domain.scores import lowest_totals as winners_of
 UP, DOWN, EMPTY = "up", "down", "empty"
 COLUMNS = 3
 CARD_VALUES = {"A": 1, "2": -2, "J": 10, "Q": 10, "K": 0} | {str(v): v for v in range(3, 11)}
-SETUP, PLAY, BETWEEN_ROUNDS, FINISHED = "setup", "play", "between_rounds", "finished"
+SETUP, PLAY, BETWEEN_ROUNDS = "setup", "play", "between_rounds"
+FINISHED = engine.FINISHED
 
 
 # ---------------------------------------------------------------- state
@@ -195,11 +196,6 @@ class RoundScored(Event):
     round: int
     scores: tuple[int, ...]
     penalized: int | None
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """G-15: totals and the winners (C-7: equal lowest totals share)."""
 
 
 TURN_EVENTS = (DrawnCardSwapped, DrawnCardDiscarded, DiscardTaken, CardFlipped)
@@ -382,8 +378,6 @@ class Golf(Game[GolfState]):
             return _apply_column(state, event)
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"golf cannot apply {event.type_name()}")
 
     # ---- what a seat may do

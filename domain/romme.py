@@ -38,7 +38,7 @@ from typing import Any
 from domain import engine
 from domain import romme_melds as rm
 from domain.cards import JOKER, canonical_deck, is_card
-from domain.engine import Game, GameConfig, register, replaced
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -53,7 +53,8 @@ MELD_CAP = 400
 the melds of natural cards (runs with jokers only in their gaps), longest first, then every
 three-card meld. Any meld that is possible at all has a three-card one among them."""
 
-BETWEEN_ROUNDS, CUT, DEAL, PLAY, OVER, FINISHED = "between_rounds", "cut", "deal", "play", "round_over", "finished"
+BETWEEN_ROUNDS, CUT, DEAL, PLAY, OVER = "between_rounds", "cut", "deal", "play", "round_over"
+FINISHED = engine.FINISHED
 WENT_OUT, STOCK_EMPTY = "went_out", "stock_empty"
 
 
@@ -276,12 +277,6 @@ class RoundScored(Event):
     meld_points: tuple[int, ...]
     hand_points: tuple[int, ...]
     scores: tuple[int, ...]
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """R-22 / R-23: the final totals and the one player with the most points (C-9: at the event limit,
-    every player level at the most)."""
 
 
 # ---------------------------------------------------------------- small helpers
@@ -510,8 +505,6 @@ class Romme(Game[RommeState]):
             )
         if isinstance(event, RoundScored):
             return _apply_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"romme cannot apply {event.type_name()}")
 
     # ---- what a seat may do

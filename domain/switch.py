@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from domain import engine
 from domain.cards import JOKER, SUITS, canonical_deck, rank_of, suit_of
-from domain.engine import Game, GameConfig, register, replaced
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
 from domain.options import CARD_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
@@ -43,13 +43,8 @@ CARD_VALUES: Mapping[str, int] = {JOKER: 50, "2": 20, "A": 15, "10": 10, "J": 10
 }
 PENDING_ADDS: Mapping[str, int] = {"2": 2, JOKER: 5}
 CLOCKWISE, COUNTERCLOCKWISE = 1, -1
-CHOOSE_SUIT, PLAY, HAND_OVER, BETWEEN_ROUNDS, FINISHED = (
-    "choose_suit",
-    "play",
-    "hand_over",
-    "between_rounds",
-    "finished",
-)
+CHOOSE_SUIT, PLAY, HAND_OVER, BETWEEN_ROUNDS = "choose_suit", "play", "hand_over", "between_rounds"
+FINISHED = engine.FINISHED
 # Why a hand ended (RoundScored.reason).
 WENT_OUT, DRAW_TAKEN, ONE_LEFT, BLOCKED = "went_out", "draw_taken", "one_left", "blocked"
 _ORDER = {card: index for index, card in enumerate(canonical_deck(1, 1))}
@@ -199,11 +194,6 @@ class RoundScored(Event):
     scores: tuple[int, ...]
     went_out: tuple[int, ...]
     reason: str
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """S-11: totals and winners (C-7: equal lowest totals share)."""
 
 
 # ---------------------------------------------------------------- cards and scoring
@@ -374,8 +364,6 @@ class Switch(Game[SwitchState]):
             return _end_turn(replaced(state, drawn=None), empty=False)
         if isinstance(event, RoundScored):
             return _apply_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"switch cannot apply {event.type_name()}")
 
     # ---- what a seat may do
