@@ -40,6 +40,7 @@ from domain import engine
 from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import remove_cards
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import highest_totals as winners_of  # V-16 / C-7
 
@@ -134,16 +135,6 @@ def common_features(cards: Sequence[str]) -> list[tuple[str, int | str]]:
         return []
     first, rest = numbers[0], numbers[1:]
     return [(by, first[i]) for i, by in enumerate(FEATURES) if all(other[i] == first[i] for other in rest)]
-
-
-def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] | None:
-    """The hand without `cards` (as a multiset), or None when it does not hold them all."""
-    left = list(hand)
-    for card in cards:
-        if card not in left:
-            return None
-        left.remove(card)
-    return tuple(left)
 
 
 # ---------------------------------------------------------------- state

@@ -9,6 +9,7 @@ from typing import Any
 
 from domain import engine
 from domain.cards import canonical_deck, rank_of
+from domain.common_events import RoundStarted, StockReshuffled
 from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
@@ -100,14 +101,6 @@ class GolfState:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
-    """G-3: the round's deck is dealt (derived from the seed, not recorded)."""
-
-    round: int
-    dealer: int
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class CardsRevealed(Event):
     """G-4: a player's initial flips."""
 
@@ -116,13 +109,6 @@ class CardsRevealed(Event):
 
     def to_action(self) -> dict[str, Any]:
         return {"type": "reveal", "positions": list(self.positions)}
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class StockReshuffled(Event):
-    """G-10: the discard pile but its top card became the new stock."""
-
-    reshuffle: int
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
