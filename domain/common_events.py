@@ -9,7 +9,10 @@ from domain.events import Event
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RoundStarted(Event):
-    """G-3: the round's deck is dealt (derived from the seed, not recorded)."""
+    """A round's deck is dealt (from the seed, C-4, or a stacked deck, C-5; not recorded): the round and its dealer.
+
+    A game whose round start says more subclasses it under the same name (Rommé's cutter, Switch's start card).
+    """
 
     round: int
     dealer: int
@@ -17,6 +20,6 @@ class RoundStarted(Event):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class StockReshuffled(Event):
-    """G-10: the discard pile but its top card became the new stock."""
+    """The discard pile but its top card, shuffled with the round's `reshuffle`-th C-4 label, went into the stock."""
 
     reshuffle: int

@@ -13,6 +13,7 @@ from domain.common_events import RoundStarted, StockReshuffled
 from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import replaced_at
 from domain.options import INT, INT_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import lowest_totals as winners_of
 
@@ -546,16 +547,12 @@ def _deal(state: GolfState, event: RoundStarted) -> GolfState:
     )
 
 
-def _replace_grid(state: GolfState, seat: int, grid: Grid) -> tuple[Grid, ...]:
-    return state.grids[:seat] + (grid,) + state.grids[seat + 1 :]
-
-
 def _apply_reveal(state: GolfState, event: CardsRevealed) -> GolfState:
     seat = int(event.actor)
     grid = state.grids[seat].turn_up(*event.positions)
     revealed = state.revealed | {seat}
     phase = PLAY if len(revealed) == state.players else SETUP
-    return replaced(state, grids=_replace_grid(state, seat, grid), revealed=revealed, phase=phase)
+    return replaced(state, grids=replaced_at(state.grids, seat, grid), revealed=revealed, phase=phase)
 
 
 def _apply_reshuffle(state: GolfState, event: StockReshuffled) -> GolfState:
@@ -582,7 +579,7 @@ def _apply_turn(state: GolfState, event: Event) -> GolfState:
 
 
 def _with(state: GolfState, seat: int, grid: Grid, discard: tuple[str, ...]) -> GolfState:
-    return replaced(state, grids=_replace_grid(state, seat, grid), discard=discard, drawn=None)
+    return replaced(state, grids=replaced_at(state.grids, seat, grid), discard=discard, drawn=None)
 
 
 def _end_turn(state: GolfState) -> GolfState:
@@ -600,7 +597,7 @@ def _apply_column(state: GolfState, event: ColumnDiscarded) -> GolfState:
     grid = state.grids[event.seat]
     for position in grid.columns()[event.column]:
         grid = grid.place(position, None)
-    return replaced(state, grids=_replace_grid(state, event.seat, grid), discard=state.discard + event.cards)
+    return replaced(state, grids=replaced_at(state.grids, event.seat, grid), discard=state.discard + event.cards)
 
 
 def _apply_round_scored(state: GolfState, event: RoundScored) -> GolfState:

@@ -35,12 +35,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from domain import engine
+from domain import common_events, engine
 from domain import romme_melds as rm
 from domain.cards import JOKER, canonical_deck, is_card
 from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import replaced_at, without
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import highest_totals as _winners  # R-22
 
@@ -153,11 +154,9 @@ class RommeState:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
+class RoundStarted(common_events.RoundStarted):
     """A round's deck is ready (from the seed or a stacked deck, not recorded); the cutter is due (R-3)."""
 
-    round: int
-    dealer: int
     cutter: int
 
 
@@ -287,14 +286,7 @@ def _refuse(code: str, detail: str, rule: str) -> RuleViolation:
 
 
 def _remove(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
-    left = Counter(hand)
-    left.subtract(cards)
-    assert all(n >= 0 for n in left.values()), "cards removed that the hand does not hold"
-    return rm.sort_cards(left.elements())
-
-
-def _replace(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
-    return items[:index] + (item,) + items[index + 1 :]
+    return rm.sort_cards(without(hand, cards))
 
 
 def _missing(hand: Sequence[str], cards: Iterable[str]) -> list[str]:
@@ -479,13 +471,13 @@ class Romme(Game[RommeState]):
             assert state.stock and not state.drawn
             seat = state.turn
             hand = rm.sort_cards((*state.hands[seat], state.stock[0]))
-            return replaced(state, stock=state.stock[1:], hands=_replace(state.hands, seat, hand), drawn=True)
+            return replaced(state, stock=state.stock[1:], hands=replaced_at(state.hands, seat, hand), drawn=True)
         if isinstance(event, DiscardTaken):
             return _apply_take(state, event)
         if isinstance(event, MeldLaid):
             seat = int(event.actor)
             state = _lay_meld(state, seat, event.meld, event.kind, event.cards)
-            return replaced(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], event.cards)))
+            return replaced(state, hands=replaced_at(state.hands, seat, _remove(state.hands[seat], event.cards)))
         if isinstance(event, CardLaidOff):
             return _apply_lay_off(state, event)
         if isinstance(event, JokerSwapped):
@@ -498,7 +490,7 @@ class Romme(Game[RommeState]):
             return replaced(
                 state,
                 face_down=state.hands[seat],
-                hands=_replace(state.hands, seat, ()),
+                hands=replaced_at(state.hands, seat, ()),
                 phase=OVER,
                 went_out=seat,
                 doubled=bool(state.config.options["hand_aus_doubles"]) and state.fresh,
@@ -623,7 +615,7 @@ def _apply_grab(state: RommeState, event: LuckyGrab) -> RommeState:
         lifted=state.lifted[:-count],
         grabbed=event.cards,
         grab_done=True,
-        hands=_replace(state.hands, seat, hand),
+        hands=replaced_at(state.hands, seat, hand),
     )
 
 
@@ -843,7 +835,7 @@ def _apply_take(state: RommeState, event: DiscardTaken) -> RommeState:
     used.remove(event.card)
     state = _lay_meld(state, seat, event.meld, event.kind, event.cards)
     hand = rm.sort_cards((*_remove(state.hands[seat], used), *state.discard[:-1]))
-    return replaced(state, hands=_replace(state.hands, seat, hand), discard=(), drawn=True)
+    return replaced(state, hands=replaced_at(state.hands, seat, hand), discard=(), drawn=True)
 
 
 def _apply_lay_off(state: RommeState, event: CardLaidOff) -> RommeState:
@@ -852,7 +844,7 @@ def _apply_lay_off(state: RommeState, event: CardLaidOff) -> RommeState:
     assert meld is not None and meld.seat == seat
     cards = (event.card, *meld.cards) if event.end == rm.LOW else (*meld.cards, event.card)
     state = _update_meld(state, replaced(meld, cards=cards))
-    return replaced(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], [event.card])))
+    return replaced(state, hands=replaced_at(state.hands, seat, _remove(state.hands[seat], [event.card])))
 
 
 def _apply_swap(state: RommeState, event: JokerSwapped) -> RommeState:
@@ -861,12 +853,12 @@ def _apply_swap(state: RommeState, event: JokerSwapped) -> RommeState:
     assert meld is not None and meld.seat == seat
     state = _update_meld(state, replaced(meld, cards=rm.swapped(meld.cards, event.index, event.card)))
     hand = _remove(state.hands[seat], [event.card])
-    return replaced(state, hands=_replace(state.hands, seat, hand), out=state.out + (JOKER,))
+    return replaced(state, hands=replaced_at(state.hands, seat, hand), out=state.out + (JOKER,))
 
 
 def _apply_discard(state: RommeState, event: CardDiscarded) -> RommeState:
     seat = int(event.actor)
-    hands = _replace(state.hands, seat, _remove(state.hands[seat], [event.card]))
+    hands = replaced_at(state.hands, seat, _remove(state.hands[seat], [event.card]))
     following = (seat + 1) % state.players
     return replaced(
         state,

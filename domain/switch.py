@@ -28,11 +28,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from domain import engine
+from domain import common_events, engine
 from domain.cards import JOKER, SUITS, canonical_deck, rank_of, suit_of
+from domain.common_events import StockReshuffled
 from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import replaced_at, without
 from domain.options import CARD_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import lowest_totals as winners_of  # S-11 / C-7
 
@@ -108,11 +110,9 @@ class SwitchState:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
+class RoundStarted(common_events.RoundStarted):
     """S-2 / S-3: the hand is dealt (derived from the seed); the start card is public."""
 
-    round: int
-    dealer: int
     start_card: str
 
 
@@ -138,13 +138,6 @@ class CardsPlayed(Event):
         if self.suit is not None:
             action["suit"] = self.suit
         return action
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class StockReshuffled(Event):
-    """S-8: the discard pile but its top card, reshuffled (C-4 label), went under the stock."""
-
-    reshuffle: int
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -600,18 +593,6 @@ def _start_card_effect(state: SwitchState, rank: str) -> SwitchState:
     return state
 
 
-def _remove(hand: tuple[str, ...], cards: Sequence[str]) -> tuple[str, ...]:
-    """The hand less one copy of each card (C-1: any copy serves)."""
-    left = list(hand)
-    for card in cards:
-        left.remove(card)
-    return tuple(left)
-
-
-def _replace_hand(state: SwitchState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
-
-
 def _apply_play(state: SwitchState, event: CardsPlayed) -> SwitchState:
     """S-5 / S-7 / S-9: the cards go on the pile and act; the hand may end."""
     seat = int(event.actor)
@@ -628,7 +609,7 @@ def _apply_play(state: SwitchState, event: CardsPlayed) -> SwitchState:
             direction = -direction
     played = replaced(
         state,
-        hands=_replace_hand(state, seat, _remove(state.hands[seat], event.cards)),
+        hands=replaced_at(state.hands, seat, without(state.hands[seat], event.cards)),
         discard=state.discard + event.cards,
         suit=suit,
         pending=pending,
@@ -667,7 +648,7 @@ def _take(state: SwitchState, seat: int, count: int) -> SwitchState:
     """`count` cards from the top of the stock into the seat's hand."""
     assert count <= len(state.stock), "drawing more cards than the stock holds"
     hand = state.hands[seat] + state.stock[:count]
-    return replaced(state, hands=_replace_hand(state, seat, hand), stock=state.stock[count:])
+    return replaced(state, hands=replaced_at(state.hands, seat, hand), stock=state.stock[count:])
 
 
 def _apply_draw(state: SwitchState, event: CardDrawn) -> SwitchState:
