@@ -211,6 +211,9 @@ class Game(abc.ABC, Generic[S]):
     whose `config.rules_version` is older: a game keeps the rules it started under."""
     event_limit_since: ClassVar[int]
     """The first rules version with C-9's `max_events`: games of older versions have no such option."""
+    bots: ClassVar[str | None] = None
+    """The module of the game's own bots, if it has any: `POLICIES` by level (`greedy`) and the expert's
+    hooks (`sample_world`, `EXPERT_BUDGET`, see domain/bots/expert.py); the `random` level plays every game."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every game's options end with C-9's `max_events` (the default of the domain, no ceiling:
@@ -326,27 +329,39 @@ class Game(abc.ABC, Generic[S]):
 
 _REGISTRY: dict[str, Game[Any]] = {}
 GAME_MODULES = ("domain.golf", "domain.romme", "domain.switch", "domain.go5")
+"""The modules of the games that come with the domain, loaded with the registry; each registers itself."""
 
 
 def _registry() -> dict[str, Game[Any]]:
-    """The registry, with every game module imported (each registers itself on import)."""
+    """The registry, with every built-in game module imported (each registers itself on import)."""
     for module in GAME_MODULES:
         importlib.import_module(module)  # cached by Python after the first time
     return _REGISTRY
 
 
 def register(game: Game[Any]) -> Game[Any]:
-    """Make a game known by its id."""
+    """Make a game known by its id: the one place a game is named (its module calls it)."""
     _REGISTRY[game.id] = game
     return game
 
 
+def unregister(game_id: str) -> None:
+    """Forget a registered game (one a test brought for itself)."""
+    _REGISTRY.pop(game_id, None)
+
+
+def registered(game_id: str) -> Game[Any] | None:
+    """The registered game with this id, or None."""
+    return _registry().get(game_id)
+
+
 def get_game(game_id: str) -> Game[Any]:
     """The registered game with this id; InvalidInput when there is none."""
-    registry = _registry()
-    if game_id not in registry:
-        raise InvalidInput("unknown_game", f"no game {game_id!r}; known: {', '.join(sorted(registry))}")
-    return registry[game_id]
+    game = registered(game_id)
+    if game is None:
+        known = ", ".join(sorted(_registry()))
+        raise InvalidInput("unknown_game", f"no game {game_id!r}; known: {known}")
+    return game
 
 
 def all_games() -> list[Game[Any]]:

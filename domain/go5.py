@@ -491,6 +491,7 @@ class Go5(Game[Go5State]):
     # 2: V-9, a joker may join a first set once it is on the table
     rules_version = 3
     event_limit_since = 3
+    bots = "domain.bots.go5"
     lowest_wins = False  # V-16: the most points wins
     options = (
         OptionSpec(

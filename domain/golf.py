@@ -231,6 +231,7 @@ class Golf(Game[GolfState]):
     end_rule = "G-15"
     rules_version = 2  # 2: C-9, a game ends when it has room for no more than its closing events (max_events)
     event_limit_since = 2
+    bots = "domain.bots.golf"
     round_scored = RoundScored
     options = (
         OptionSpec("layout", "grid of 2x3 or 3x3 cards (G-2)", "2x3", choices=("2x3", "3x3")),

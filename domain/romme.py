@@ -338,6 +338,7 @@ class Romme(Game[RommeState]):
     end_rule = "R-22"
     rules_version = 2  # 2: C-9, a game ends when it has room for no more than its closing events (max_events)
     event_limit_since = 2
+    bots = "domain.bots.romme"
     round_scored = RoundScored
     lowest_wins = False  # the most points wins
     options = (

@@ -260,6 +260,7 @@ class Switch(Game[SwitchState]):
     # 2: S-9, the last player holding cards takes the pending draw before the hand ends
     rules_version = 3
     event_limit_since = 3
+    bots = "domain.bots.switch"
     options = (
         OptionSpec("hand_size", "cards dealt to each player (S-2)", 7, 7, 15),
         SwitchOption("match_rank", "house rule: a card may also match the top card's rank (S-4)", False),
