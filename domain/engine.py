@@ -334,9 +334,15 @@ GAME_MODULES = ("domain.golf", "domain.romme", "domain.switch", "domain.go5")
 
 def _registry() -> dict[str, Game[Any]]:
     """The registry, with every built-in game module imported (each registers itself on import)."""
-    for module in GAME_MODULES:
-        importlib.import_module(module)  # cached by Python after the first time
+    _load_built_in_games()
     return _REGISTRY
+
+
+@functools.cache
+def _load_built_in_games() -> None:
+    """Import GAME_MODULES, once a process: the registry is asked for on every request."""
+    for module in GAME_MODULES:
+        importlib.import_module(module)
 
 
 def register(game: Game[Any]) -> Game[Any]:
