@@ -20,18 +20,17 @@ EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's `think
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from domain import engine
 from domain.bots import choose_action
-from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
+from domain.bots.expert import budget_for
 from service.ops import metrics
 from service.play.errors import VersionConflict
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
-from service.play.loaded_game import LoadedGame, Seat
+from service.play.loaded_game import LoadedGame
+from service.play.seats import THINK_MS_MAX, Seat
 
 if TYPE_CHECKING:  # game_service builds on BotTurns below
     from service.play.game_service import GameService
@@ -39,34 +38,8 @@ if TYPE_CHECKING:  # game_service builds on BotTurns below
 log = logging.getLogger(__name__)
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
 CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
-THINK_MS_MAX = 2000  # the server's cap on an expert's think time a move, unless EXPERT_THINK_MS_MAX says otherwise
 TIMEOUT_LEVEL = "greedy"  # the policy that plays for a person whose turn timed out ...
 TURN_TIMEOUT = "turn_timeout"  # ... recorded with this reason
-
-
-class ThinkCapError(ValueError):
-    """EXPERT_THINK_MS_MAX is not a whole number of milliseconds in THINK_MS_RANGE."""
-
-
-def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
-    """The cap on an expert's think time a move: EXPERT_THINK_MS_MAX, default THINK_MS_MAX."""
-    text = environ.get("EXPERT_THINK_MS_MAX", "").strip()
-    if not text:
-        return THINK_MS_MAX
-    low, high = THINK_MS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ThinkCapError(f"EXPERT_THINK_MS_MAX must be a whole number of milliseconds from {low} to {high}")
-    return int(text)
-
-
-def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: int) -> int | None:
-    """The think time an expert seat gets, as its creation answer shows it: what it asked for, at
-    most `cap`; None (the game's default budget) when it asked nothing and that is within the cap."""
-    if level != "expert":
-        return asked
-    if asked is None:
-        return cap if cap < default_budget(game_id).think_ms else None
-    return min(asked, cap)
 
 
 class BotTurns:

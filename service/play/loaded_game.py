@@ -10,6 +10,7 @@ from typing import Any
 
 from domain import engine
 from service.play.errors import Unauthorized
+from service.play.seats import Seat
 
 CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
 
@@ -30,26 +31,6 @@ def seat_of_token(token: str, digests: Sequence[str | None]) -> int:
     if found is None:
         raise Unauthorized()
     return found
-
-
-@dataclasses.dataclass(frozen=True)
-class Seat:
-    """A seat as created: human or bot."""
-
-    seat: int
-    kind: str
-    name: str
-    level: str | None = None
-    think_ms: int | None = None
-
-    def public(self) -> dict[str, Any]:
-        """The seat without secrets."""
-        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
-        if self.level is not None:
-            out["level"] = self.level
-        if self.think_ms is not None:
-            out["think_ms"] = self.think_ms
-        return out
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,9 +20,10 @@ from domain.bots.expert import Budget, default_budget
 from domain.shuffle import SeededStream
 from service.app import create_app
 from service.play import due_turns as bot_turns
-from service.play.due_turns import ThinkCapError, play_bot_turns, think_ms_max_from_env
+from service.play.due_turns import play_bot_turns
 from service.play.game_service import GameService
 from service.play.job_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
+from service.play.seats import ThinkCapError, think_ms_max_from_env
 from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher
 from workers.__main__ import queue_names
