@@ -37,6 +37,7 @@ from service.api.shared_schemas import (
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
+from service.play import seats as seat_kinds
 from service.play.errors import GameNotFound
 from service.play.game_service import TURN_SECONDS_RANGE
 from service.play.game_view import render
@@ -74,7 +75,7 @@ class SeatRequestSchema(ma.Schema):
 
     @ma.validates_schema
     def _level_for_bots_only(self, data: dict[str, Any], **_: Any) -> None:
-        if data["kind"] == "human" and "level" in data:
+        if "level" in data and not seat_kinds.KINDS[data["kind"]].leveled:
             raise ma.ValidationError("only a bot seat has a level", "level")
         if "think_ms" in data and data.get("level") != "expert":
             raise ma.ValidationError("only an expert bot has a time budget", "think_ms")

@@ -25,12 +25,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from domain import engine
 from domain.bots import choose_action
-from domain.bots.expert import budget_for
 from service.ops import metrics
 from service.play.errors import VersionConflict
-from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting, queue_for
+from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.play.loaded_game import LoadedGame
-from service.play.seats import THINK_MS_MAX, Seat
+from service.play.seats import THINK_MS_MAX, controller_of
 
 if TYPE_CHECKING:  # game_service builds on BotTurns below
     from service.play.game_service import GameService
@@ -70,15 +69,14 @@ class BotTurns:
         return self.dispatcher.unnoted(game_ids)
 
     def schedule(self, loaded: LoadedGame) -> None:
-        """Ask for the next bot turn (on the queue of its bot's level), or say that none is due; the
+        """Ask for the next bot turn (on the queue its seat's controller names), or say that none is due; the
         action is already stored, so a failure here is only logged (the waiting index and the
         reconciler cover it)."""
         try:
             bot = loaded.bot_to_act()
-            if bot is not None:
-                self.dispatcher.schedule(
-                    loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue_for(bot.level)
-                )
+            queue = controller_of(bot).turn_queue if bot is not None else None
+            if queue is not None:
+                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue)
             elif isinstance(self.dispatcher, TracksWaiting) and loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
             elif isinstance(self.dispatcher, TracksWaiting) and loaded.workers_may_wait():
@@ -186,26 +184,20 @@ class BotChain:
         elif time.monotonic() >= self.deadline or loaded.person_may_call():
             return None
         bot = loaded.bot_to_act()
-        if bot is None or bot.level is None or played >= self.max_turns:
+        if bot is None or played >= self.max_turns:
             return None
-        if self.lane is not None and queue_for(bot.level) != self.lane:
+        controller = controller_of(bot)
+        if self.lane is not None and controller.turn_queue != self.lane:
             return None  # that bot's turn is for the other queue's workers
-        self.lane = queue_for(bot.level)
-        return bot.seat, bot_action(loaded, bot, self.think_ms_max), None
+        action = controller.decide(loaded.snap, bot.seat, self.think_ms_max)
+        if action is None:
+            return None  # decided elsewhere: its turn is on its own queue
+        self.lane = controller.turn_queue
+        return bot.seat, action, None
 
     def done(self, loaded: LoadedGame, seat: int) -> None:
         metrics.observe_bot_turn(loaded.config.game, time.time() if self.due_at is None else self.due_at)
         self.due_at = time.time()
-
-
-def bot_action(loaded: LoadedGame, bot: Seat, think_ms_max: int) -> dict[str, Any]:
-    """The action of the bot in seat `bot` from its seat's view; an expert thinks at most `think_ms_max`
-    a move."""
-    assert bot.level is not None
-    view = engine.view(loaded.snap, bot.seat)
-    rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
-    budget = budget_for(loaded.config.game, bot.think_ms, time.monotonic, cap=think_ms_max)
-    return choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
 
 
 class TimedOut:

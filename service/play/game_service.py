@@ -34,7 +34,7 @@ from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.job_queue import BotDispatcher
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, token_digest
-from service.play.seats import Seat, effective_think_ms, think_ms_max_from_env
+from service.play.seats import Seat, controller_of, new_seat, think_ms_max_from_env
 from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.snapshots import SnapshotCache
@@ -42,7 +42,6 @@ from service.storage.snapshots import SnapshotCache
 __all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
 RETRIES_WITHOUT_VERSION = 5
-DEFAULT_BOT = "greedy"
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
 NO_TOKEN = token_needed("an action")
 INTERNAL_FIELD_PREFIX = "~"  # idempotency fields the service makes (a client's start with its seat)
@@ -106,18 +105,7 @@ class GameService:
             snap, events = engine.start(config)
         except DomainError as error:
             raise refusal(error) from error
-        seat_list = tuple(
-            Seat(
-                i,
-                s["kind"],
-                s.get("name") or _default_name(s, i),
-                s.get("level", DEFAULT_BOT) if s["kind"] == "bot" else None,
-                effective_think_ms(game, s.get("level", DEFAULT_BOT), s.get("think_ms"), self.bots.think_ms_max)
-                if s["kind"] == "bot"
-                else s.get("think_ms"),
-            )
-            for i, s in enumerate(seats)
-        )
+        seat_list = tuple(new_seat(i, request, game, self.bots.think_ms_max) for i, request in enumerate(seats))
         source = "creator" if seed is not None else "server"
         return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
 
@@ -130,7 +118,7 @@ class GameService:
         events: list[Event],
         turn_seconds: int | None,
     ) -> dict[str, Any]:
-        tokens = [secrets.token_urlsafe(32) if seat.kind == "human" else None for seat in seats]
+        tokens = [secrets.token_urlsafe(32) if controller_of(seat).holds_token else None for seat in seats]
         digests = [token_digest(t) if t else None for t in tokens]
         commitment = _commitment_of(events)
         records = chain_records(events, 1, commitment, self.clock())
@@ -390,10 +378,6 @@ def _applied(result: AppendResult, stored: str) -> bool:
     """This append was applied: `ok`, or `duplicate` of its own field and value (a resend after the
     first call's reply was lost)."""
     return result.outcome == "ok" or (result.outcome == "duplicate" and result.prior == stored)
-
-
-def _default_name(seat: Mapping[str, Any], index: int) -> str:
-    return f"{seat.get('level', DEFAULT_BOT)} bot {index}" if seat["kind"] == "bot" else f"Player {index}"
 
 
 def _commitment_of(events: list[Event]) -> str:
