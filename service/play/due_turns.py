@@ -1,7 +1,7 @@
 """Due turns: the one loop that plays them (a chain of bot turns, or a turn timeout's moves), and the
 bookkeeping of what is due (the waiting index, bot jobs, turn timeouts).
 
-The command path (service/play/game_service.py) tells BotTurns about each append: before it, whether a bot
+The command path (service/play/game_service.py) tells TurnScheduler about each append: before it, whether a bot
 or a person on a turn timeout's clock is left due (the waiting index); after it, to ask for the next
 bot turn or timeout. A job (workers/bot_turns.py, workers/turn_timeouts.py) runs `play_due_turns`:
 each turn is decided on the game as loaded and appended only at its version (GameService.act_at), as
@@ -31,7 +31,7 @@ from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiti
 from service.play.loaded_game import LoadedGame
 from service.play.seats import THINK_MS_MAX, controller_of
 
-if TYPE_CHECKING:  # game_service builds on BotTurns below
+if TYPE_CHECKING:  # game_service builds on TurnScheduler below
     from service.play.game_service import GameService
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ TIMEOUT_LEVEL = "greedy"  # the policy that plays for a person whose turn timed 
 TURN_TIMEOUT = "turn_timeout"  # ... recorded with this reason
 
 
-class BotTurns:
+class TurnScheduler:
     """Asks the dispatcher for bot turns and turn timeouts, and plays chains of bot turns."""
 
     def __init__(self, dispatcher: BotDispatcher, think_ms_max: int = THINK_MS_MAX) -> None:
@@ -153,9 +153,9 @@ def play_due_turns(games: GameService, game_id: str, version: int, turns: Turns)
                 return "played"  # someone else appended after us and scheduled what follows
     except Exception:
         if played:
-            games.bots.schedule(loaded)  # best effort; the reconciler covers a failure
+            games.turns.schedule(loaded)  # best effort; the reconciler covers a failure
         raise
-    games.bots.schedule(loaded)
+    games.turns.schedule(loaded)
     return "played" if played else turns.idle
 
 
@@ -240,7 +240,7 @@ def play_bot_turns(
 ) -> str:
     """Play the bot turn due at `version` and the bot turns right after it (BotChain): played, stale,
     conflict or no_bot_to_act."""
-    return play_due_turns(games, game_id, version, BotChain(games.bots.think_ms_max, max_turns, max_seconds, due_at))
+    return play_due_turns(games, game_id, version, BotChain(games.turns.think_ms_max, max_turns, max_seconds, due_at))
 
 
 def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:

@@ -18,12 +18,12 @@ from domain.errors import DomainError
 from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
-from service.play.due_turns import BotTurns
+from service.play.due_turns import TurnScheduler
 from service.play.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
-    NoGameId,
-    RuleViolation,
+    NoFreeGameId,
+    RulesRefusal,
     Unauthorized,
     VersionConflict,
     refusal,
@@ -72,14 +72,14 @@ class GameService:
         self.event_limits = event_limits if event_limits is not None else event_limits_from_env()
         self.store = store
         self.repository = repository if repository is not None else GameRepository(store, snapshots)
-        self.bots = BotTurns(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
+        self.turns = TurnScheduler(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
         self.clock = clock
         self.index = index if index is not None else GameIndex(store.client)
 
     @property
     def dispatcher(self) -> BotDispatcher:
         """Where bot turns and turn timeouts are asked for (service/play/job_queue.py)."""
-        return self.bots.dispatcher
+        return self.turns.dispatcher
 
     # ------------------------------------------------------------ create
 
@@ -105,7 +105,7 @@ class GameService:
             snap, events = engine.start(config)
         except DomainError as error:
             raise refusal(error) from error
-        seat_list = tuple(new_seat(i, request, game, self.bots.think_ms_max) for i, request in enumerate(seats))
+        seat_list = tuple(new_seat(i, request, game, self.turns.think_ms_max) for i, request in enumerate(seats))
         source = "creator" if seed is not None else "server"
         return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
 
@@ -140,7 +140,7 @@ class GameService:
             loaded = LoadedGame(
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
             )
-            self.bots.note_waiting(loaded)
+            self.turns.note_waiting(loaded)
             self._index_write("note as started", game_id, self.index.started, epoch_of(records[0]["at"]))
             try:
                 self.store.create(game_id, meta, records)
@@ -148,10 +148,10 @@ class GameService:
             except GameExists:
                 continue
         else:
-            raise NoGameId()
+            raise NoFreeGameId()
         self.repository.remember(loaded)
         self._count(config.game, "started")
-        self.bots.schedule(loaded)
+        self.turns.schedule(loaded)
         return {
             "id": game_id,
             "game": config.game,
@@ -223,10 +223,10 @@ class GameService:
         if idem is not None:
             prior = self.store.idempotent_answer(game_id, idem[0])
             if prior is not None:
-                return _replay(prior, idem[1])
+                return _stored_answer(prior, idem[1])
         try:
             return self._submit(game_id, seat, body, expected_version, idem, loaded)
-        except (VersionConflict, RuleViolation, IdempotencyKeyReused):
+        except (VersionConflict, RulesRefusal, IdempotencyKeyReused):
             # A retry racing its own first request: the first one appended after our look-up above, so
             # this one was decided on the state after it (a conflict, or a rule's refusal). The first answer wins.
             if idem is None:
@@ -234,7 +234,7 @@ class GameService:
             prior = self.store.idempotent_answer(game_id, idem[0])
             if prior is None:
                 raise
-            return _replay(prior, idem[1])
+            return _stored_answer(prior, idem[1])
 
     def _submit(
         self,
@@ -259,7 +259,7 @@ class GameService:
                 return response
             if result.outcome == "duplicate":
                 assert idem is not None and result.prior is not None
-                return _replay(result.prior, idem[1])
+                return _stored_answer(result.prior, idem[1])
             if expected_version is not None:
                 raise VersionConflict(expected_version, result.version)
         raise VersionConflict(loaded.version, loaded.version + 1)
@@ -276,7 +276,7 @@ class GameService:
         `schedule_bots`, what follows is noted before and scheduled after; without, the caller (a
         chain of due turns) schedules once, after its last turn."""
         if schedule_bots:
-            self.bots.note_waiting(new)
+            self.turns.note_waiting(new)
         self._note_ending(new, records)
         result = self.store.append(loaded.id, loaded.version, records, idempotency)
         if _applied(result, idempotency[1]):
@@ -284,9 +284,9 @@ class GameService:
             self.repository.appended(loaded, new)
             if new.snap.finished:
                 self._count(new.config.game, "finished")
-            self.bots.cancel_timeout(loaded)
+            self.turns.cancel_timeout(loaded)
             if schedule_bots:
-                self.bots.schedule(new)
+                self.turns.schedule(new)
         return result
 
     def _count(self, game: str, moment: str) -> None:
@@ -355,8 +355,8 @@ class GameService:
             raise VersionConflict(loaded.version, result.version)
         self._ended(new)
         self.repository.remember(new)
-        self.bots.cancel_timeout(loaded)
-        self.bots.schedule(new)
+        self.turns.cancel_timeout(loaded)
+        self.turns.schedule(new)
         return records
 
     @staticmethod
@@ -386,7 +386,7 @@ def _commitment_of(events: list[Event]) -> str:
     return created.seed_commitment
 
 
-def _replay(prior: str, body_digest: str) -> dict[str, Any]:
+def _stored_answer(prior: str, body_digest: str) -> dict[str, Any]:
     stored = json.loads(prior)
     if stored["body"] != body_digest:
         raise IdempotencyKeyReused()
