@@ -18,7 +18,6 @@ from domain.errors import DomainError
 from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
-from service.play.due_turns import TurnScheduler
 from service.play.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
@@ -35,6 +34,7 @@ from service.play.game_view import render
 from service.play.job_queue import BotDispatcher
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, token_digest
 from service.play.seats import Seat, controller_of, new_seat, think_ms_max_from_env
+from service.play.turn_scheduler import TurnScheduler
 from service.storage.event_store import AppendResult, EventStore, GameExists, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.snapshots import SnapshotCache
