@@ -20,6 +20,7 @@ from service.api.blueprint import (
     bearer_token,
     checked_id,
     games,
+    repository,
     watchers,
 )
 from service.api.followers import FOLLOWERS_FULL
@@ -242,7 +243,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 def _running(game_id: str) -> bool:
     """Whether the game exists and has not ended."""
     try:
-        return not games().repository.load(game_id).snap.finished
+        return not repository().load(game_id).snap.finished
     except GameNotFound:
         return False
 
@@ -257,7 +258,7 @@ def _running(game_id: str) -> bool:
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
-    loaded = games().repository.load(checked_id(game_id))
+    loaded = repository().load(checked_id(game_id))
     token = bearer_token()
     seat = loaded.seat_for_token(token) if token else None
     return render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
@@ -314,7 +315,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
     """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
-    games().repository.require_game(game_id)
+    repository().require_game(game_id)
     after, limit = query["after"], query["limit"]
     if not query["wait"]:
         return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))

@@ -1,9 +1,9 @@
-"""Due turns: the one loop that plays them (a chain of bot turns, or a turn timeout's moves).
+"""Due turns: which turns a job plays (a chain of bot turns, or a turn timeout's moves), and how each is
+decided.
 
 What is due is scheduled by service/play/turn_scheduler.py. A job (workers/bot_turns.py,
-workers/turn_timeouts.py) runs `play_due_turns`:
-each turn is decided on the game as loaded and appended only at its version (GameService.act_at), as
-a person's action is.
+workers/turn_timeouts.py) runs the one loop of due turns, GameService.play_due_turns: each turn is
+decided on the game as loaded and appended only at its version, as a person's action is.
 
 Turn timeouts: a human seat that does not act within the game's `turn_seconds` has a move played for
 it by the `greedy` policy, recorded with actor "system", the seat and the reason `turn_timeout`. The
@@ -19,17 +19,14 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from domain import engine
 from domain.bots import choose_action
 from service.ops import metrics
-from service.play.errors import VersionConflict
+from service.play.game_service import GameService
 from service.play.loaded_game import LoadedGame
 from service.play.seats import controller_of
-
-if TYPE_CHECKING:  # game_service builds on TurnScheduler below
-    from service.play.game_service import GameService
 
 log = logging.getLogger(__name__)
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
@@ -38,54 +35,7 @@ TIMEOUT_LEVEL = "greedy"  # the policy that plays for a person whose turn timed 
 TURN_TIMEOUT = "turn_timeout"  # ... recorded with this reason
 
 
-# ---------------------------------------------------------------- the loop
-
-
-class Turns(Protocol):
-    """Which due turns one job plays, and how: a chain of bot turns, or a turn timeout's moves."""
-
-    stale: str  # the outcome when the version the job was for is gone before its first move
-    idle: str  # the outcome when nothing was due
-
-    def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
-        """The next turn on `loaded` after `played` turns: (seat, action, system reason), or None to stop."""
-
-    def done(self, loaded: LoadedGame, seat: int) -> None:
-        """`seat`'s turn at `loaded` was stored."""
-
-
-def play_due_turns(games: GameService, game_id: str, version: int, turns: Turns) -> str:
-    """Play the turns due at `version` and those right after it, as `turns` picks them.
-
-    Each turn is its own compare-and-append at the version it was decided on (GameService.act_at), so a
-    second run of the same (game, version) can never play twice and a person who acted first wins. The
-    loop ends when `turns` has no next one, when someone else appended (they scheduled what follows),
-    or at the end of the game; then the last state is scheduled as after any append (one job, not one
-    per version played). Says what happened: played, `turns.stale` (the version moved before the first
-    move) or `turns.idle` (nothing was due).
-    """
-    loaded = games.repository.load(game_id)
-    if loaded.version != version:
-        return "stale"
-    played = 0
-    try:
-        while (turn := turns.next(loaded, played)) is not None:
-            seat, action, reason = turn
-            try:
-                new = games.act_at(loaded, seat, action, reason)
-            except VersionConflict:  # someone else appended at this version and scheduled what follows
-                return "played" if played else turns.stale
-            played += 1
-            turns.done(loaded, seat)
-            loaded = games.repository.load(game_id)
-            if loaded.version != new.version:
-                return "played"  # someone else appended after us and scheduled what follows
-    except Exception:
-        if played:
-            games.turns.schedule(loaded)  # best effort; the reconciler covers a failure
-        raise
-    games.turns.schedule(loaded)
-    return "played" if played else turns.idle
+# ---------------------------------------------------------------- which turns a job plays
 
 
 class BotChain:
@@ -169,10 +119,10 @@ def play_bot_turns(
 ) -> str:
     """Play the bot turn due at `version` and the bot turns right after it (BotChain): played, stale,
     conflict or no_bot_to_act."""
-    return play_due_turns(games, game_id, version, BotChain(games.turns.think_ms_max, max_turns, max_seconds, due_at))
+    return games.play_due_turns(game_id, version, BotChain(games.think_ms_max, max_turns, max_seconds, due_at))
 
 
 def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
     """Play the `greedy` move for each human seat that was to act at `version` and still is (TimedOut):
     played, stale (the game moved on) or no_human_to_act."""
-    return play_due_turns(games, game_id, version, TimedOut())
+    return games.play_due_turns(game_id, version, TimedOut())

@@ -12,17 +12,16 @@ import logging
 
 from service.play.job_queue import BotDispatcher, SchedulesTimeouts, TracksWaiting
 from service.play.loaded_game import LoadedGame
-from service.play.seats import THINK_MS_MAX, controller_of
+from service.play.seats import controller_of
 
 log = logging.getLogger(__name__)
 
 
 class TurnScheduler:
-    """Asks the dispatcher for bot turns and turn timeouts, and plays chains of bot turns."""
+    """Asks the dispatcher for bot turns and turn timeouts, and keeps the waiting index of what is due."""
 
-    def __init__(self, dispatcher: BotDispatcher, think_ms_max: int = THINK_MS_MAX) -> None:
+    def __init__(self, dispatcher: BotDispatcher) -> None:
         self.dispatcher = dispatcher
-        self.think_ms_max = think_ms_max
 
     def note_waiting(self, loaded: LoadedGame) -> bool:
         """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the

@@ -45,7 +45,7 @@ class Archive:
         self.service = service
         self.store = service.store
         self.index: GameIndex = service.index
-        self.history = GameHistory(service)
+        self.history = GameHistory(service.repository, service.store, service.clock)
 
     # ------------------------------------------------------------ export
 

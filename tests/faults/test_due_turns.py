@@ -35,7 +35,7 @@ def test_a_bot_turn_whose_reply_is_lost_is_played_once(
     created = proxied.create({"game": "golf", "seats": [{"kind": "bot", "level": "greedy"}, {"kind": "human"}]})
     games = proxied.app.extensions["games"]
     loaded = games.repository.load(created["id"])
-    action = controller_of(loaded.seats[0]).decide(loaded.snap, 0, games.turns.think_ms_max)
+    action = controller_of(loaded.seats[0]).decide(loaded.snap, 0, games.think_ms_max)
     expected = len(engine.act(loaded.snap, 0, action)[1])
     lose_the_next_append_reply(proxy)
     assert proxied.dispatcher.drain(limit=1) == ["played"]

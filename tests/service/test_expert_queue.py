@@ -19,6 +19,7 @@ from rq.serializers import JSONSerializer
 from domain.bots.expert import Budget, default_budget
 from domain.shuffle import SeededStream
 from service.app import create_app
+from service.bootstrap import game_service
 from service.play import seats as seat_registry
 from service.play.due_turns import play_bot_turns
 from service.play.game_service import GameService
@@ -40,7 +41,7 @@ def server() -> fakeredis.FakeServer:
 
 def make_service(server: fakeredis.FakeServer, think_ms_max: int | None = None) -> GameService:
     store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
-    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)), think_ms_max=think_ms_max)
+    return game_service(store, RQDispatcher(fakeredis.FakeRedis(server=server)), think_ms_max=think_ms_max)
 
 
 def job_ids(server: fakeredis.FakeServer, name: str) -> list[str]:
@@ -74,8 +75,8 @@ def test_the_reconciler_requeues_a_lost_expert_turn_onto_the_expert_queue(server
     queue_client.delete(Queue(EXPERT_QUEUE, connection=queue_client).key, Job.key_for(job_id))
     assert job_ids(server, EXPERT_QUEUE) == []
 
-    assert isinstance(service.dispatcher, RQDispatcher)
-    repaired = Reconciler(service.dispatcher, functools.partial(waiting_for, service)).run_once()
+    assert isinstance(service.turns.dispatcher, RQDispatcher)
+    repaired = Reconciler(service.turns.dispatcher, functools.partial(waiting_for, service)).run_once()
     assert repaired == [(game["id"], game["version"])]
     assert job_ids(server, EXPERT_QUEUE) == [job_id]
     assert job_ids(server, BOT_QUEUE) == []

@@ -12,9 +12,9 @@ import fakeredis
 import pytest
 
 from domain import engine
+from service.bootstrap import game_service
 from service.play import seats
 from service.play.due_turns import play_bot_turns
-from service.play.game_service import GameService
 from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher
 
@@ -46,7 +46,7 @@ def outside_kind(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_a_registered_kind_of_seat_is_asked_for_its_turn_on_its_own_queue(outside_kind: None) -> None:
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(fakeredis.FakeRedis(decode_responses=True)), dispatcher)
+    service = game_service(EventStore(fakeredis.FakeRedis(decode_responses=True)), dispatcher)
     dispatcher.service = service
     created = service.create_game("golf", [{"kind": "outside"}, {"kind": "human"}], {}, seed="outside")
 
