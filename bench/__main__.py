@@ -18,8 +18,8 @@ from rich.console import Console
 
 from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
 from bench.procs import ROOT, Processes, Server, processes
+from service.bootstrap import game_service
 from service.play.game_history import GameHistory
-from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher
 from service.storage.event_store import EventStore
 
@@ -35,7 +35,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
-        service = GameService(EventStore(store_client), RQDispatcher(raw))
+        service = game_service(EventStore(store_client), RQDispatcher(raw))
         console.print(f"redis-server at {procs.redis_url}, logs in {folder}")
 
         console.print("bot turns through the RQ workers, and no-op jobs ...")
@@ -44,7 +44,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         expert_figure = experts.figure(procs, raw, service, service.store)
         console.print("folding the finished games ...")
         fold_figures = fold.figures(service, games)
-        memory_figures = memory.figures(raw, GameHistory(service), games)
+        memory_figures = memory.figures(raw, GameHistory(service.repository, service.store, service.clock), games)
         console.print("a reconciler pass at 10, 1,000 and 10,000 waiting games ...")
         reconcile_figures = reconcile.figures(raw)
 
@@ -58,7 +58,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-        console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
+        console.print(reads.TITLE)
         read_figures = reads.figures(service, app, procs.redis_pid)
         watcher_figures = watcher_cpu(console, procs, app, stream)
     return [
@@ -105,9 +105,9 @@ def run_reads_only(console: Console, folder: Path) -> list[report.Figure]:
     with processes(folder) as procs:
         raw = procs.start_redis()
         store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
-        service = GameService(EventStore(store_client), RQDispatcher(raw))
+        service = game_service(EventStore(store_client), RQDispatcher(raw))
         app = procs.start_gunicorn(APP, "api")
-        console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
+        console.print(reads.TITLE)
         return reads.figures(service, app, procs.redis_pid)
 
 

@@ -94,6 +94,9 @@ def create_app(
     services = build_services(app.config, redis_client=redis_client, dispatcher=dispatcher)
     app.extensions["games"] = services.games
     app.extensions["history"] = services.history
+    app.extensions["repository"] = services.repository
+    app.extensions["tickets"] = services.tickets
+    app.extensions["store_ping"] = services.store.ping
     app.extensions["watchers"] = Watchers(
         services.store,
         max_games=int(app.config["FOLLOWED_GAMES_MAX"]),

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 import redis
 
+from domain.options import EventLimits
+from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
-from service.play.game_service import GameService
+from service.play.game_repository import GameRepository
+from service.play.game_service import GameService, utc_now
 from service.play.job_queue import BotDispatcher, RQDispatcher
+from service.play.seats import think_ms_max_from_env
+from service.play.stream_tickets import StreamTickets
+from service.play.turn_scheduler import TurnScheduler
 from service.storage.event_store import PACKED_CACHE_BYTES, EventStore
 from service.storage.game_index import GameIndex
 from service.storage.redis_clients import DEFAULT_REDIS_URL, READER_POOL_SIZE, StoreClient, redis_clients
+from service.storage.snapshots import SnapshotCache
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,11 +33,9 @@ class Services:
     dispatcher: BotDispatcher  # where the next bot turn or turn timeout goes
     games: GameService
     history: GameHistory
-
-    @property
-    def index(self) -> GameIndex:
-        """The games by their stage of life (the GameService's)."""
-        return self.games.index
+    tickets: StreamTickets
+    repository: GameRepository  # the games as the read routes and the sweep load them
+    index: GameIndex  # the games by their stage of life
 
 
 class ConnectionSettings(TypedDict):
@@ -76,9 +81,36 @@ def build_services(
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
         dispatcher = RQDispatcher(queue_client, store_client)
-    games = GameService(store, dispatcher)
-    history = GameHistory(games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
-    return Services(store_client, store, dispatcher, games, history)
+    games = game_service(store, dispatcher)
+    history = GameHistory(
+        games.repository, store, games.clock, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT))
+    )
+    tickets = StreamTickets(games.repository, store)
+    return Services(store_client, store, dispatcher, games, history, tickets, games.repository, games.index)
+
+
+def game_service(
+    store: EventStore,
+    dispatcher: BotDispatcher,
+    *,
+    clock: Callable[[], str] = utc_now,
+    snapshots: SnapshotCache | None = None,
+    think_ms_max: int | None = None,
+    event_limits: EventLimits | None = None,
+) -> GameService:
+    """The command use cases on `store`, asking `dispatcher` for due turns, with their collaborators:
+    the repository (`snapshots`: its snapshot cache, default one on the store), the game index and the
+    turn scheduler. `think_ms_max` (default: EXPERT_THINK_MS_MAX, else 2000) caps an expert's think time
+    a move; `event_limits` (default: MAX_EVENTS_DEFAULT and MAX_EVENTS_LIMIT) a new game's `max_events` (C-9)."""
+    return GameService(
+        store,
+        GameRepository(store, snapshots),
+        GameIndex(store.client),
+        TurnScheduler(dispatcher),
+        think_ms_max if think_ms_max is not None else think_ms_max_from_env(),
+        event_limits if event_limits is not None else event_limits_from_env(),
+        clock,
+    )
 
 
 def packed_cache_bytes(settings: Mapping[str, Any]) -> int:

@@ -44,8 +44,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.ops import logs
-from service.play.due_turns import ThinkCapError
 from service.play.job_queue import BOT_QUEUES
+from service.play.seats import ThinkCapError
 from service.storage.redis_clients import RedisSettingsError
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError
 from workers.context import dispatcher, game_service, queue_url

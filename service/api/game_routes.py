@@ -23,6 +23,7 @@ from service.api.blueprint import (
     bearer_token,
     checked_id,
     games,
+    repository,
     watchers,
 )
 from service.api.followers import FOLLOWERS_FULL
@@ -40,6 +41,7 @@ from service.api.shared_schemas import (
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
+from service.play import seats as seat_kinds
 from service.play.errors import GameNotFound
 from service.play.game_service import TURN_SECONDS_RANGE
 from service.play.game_view import render
@@ -77,7 +79,7 @@ class SeatRequestSchema(ma.Schema):
 
     @ma.validates_schema
     def _level_for_bots_only(self, data: dict[str, Any], **_: Any) -> None:
-        if data["kind"] == "human" and "level" in data:
+        if "level" in data and not seat_kinds.KINDS[data["kind"]].leveled:
             raise ma.ValidationError("only a bot seat has a level", "level")
         if "think_ms" in data and data.get("level") != "expert":
             raise ma.ValidationError("only an expert bot has a time budget", "think_ms")
@@ -267,7 +269,7 @@ def create_game(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 def _running(game_id: str) -> bool:
     """Whether the game exists and has not ended."""
     try:
-        return not games().repository.load(game_id).snap.finished
+        return not repository().load(game_id).snap.finished
     except GameNotFound:
         return False
 
@@ -282,7 +284,7 @@ def _running(game_id: str) -> bool:
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     """The caller's view: a seat's with its token, else the spectator's (C-6)."""
-    loaded = games().repository.load(checked_id(game_id))
+    loaded = repository().load(checked_id(game_id))
     token = bearer_token()
     seat = loaded.seat_for_token(token) if token else None
     return render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
@@ -339,7 +341,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
     """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
-    games().repository.require_game(game_id)
+    repository().require_game(game_id)
     after, limit = query["after"], query["limit"]
     if not query["wait"]:
         return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))

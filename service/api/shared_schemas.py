@@ -14,9 +14,10 @@ from domain.bots import LEVELS
 from service.api.action_event_schemas import game_name
 from service.api.spec_plugin import Either, Enum, union_of
 from service.api.view_schemas import view_schemas
+from service.play.seats import KINDS
 
 MAX_SEQ = 2**53 - 1  # far beyond any game; keeps `after + 1` a valid Redis stream id
-SEAT_KINDS = ("human", "bot")
+SEAT_KINDS = tuple(KINDS)  # every kind of seat the seat registry knows (service/play/seats.py)
 SEED_SOURCES = ("server", "creator")
 STATUSES = ("active", "finished")
 

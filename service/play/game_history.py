@@ -14,9 +14,10 @@ from typing import Any
 from domain import engine
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.play.errors import EventOutOfRange, GameNotFound, PlayError, TooManyDisputes
-from service.play.game_service import GameService, LoadedGame
+from service.play.game_repository import GameRepository
 from service.play.game_view import render
-from service.storage.event_store import GameGone, StoreUnavailable
+from service.play.loaded_game import LoadedGame
+from service.storage.event_store import EventStore, GameGone, StoreUnavailable
 
 log = logging.getLogger(__name__)
 DISPUTES_PER_SEAT = 20  # default; the app reads DISPUTES_PER_SEAT from its config or the environment
@@ -35,10 +36,16 @@ class DisputePage:
 class GameHistory:
     """Replays, records, audits and disputes of stored games."""
 
-    def __init__(self, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> None:
-        self.games = games
-        self.repository = games.repository
-        self.store = games.store
+    def __init__(
+        self,
+        repository: GameRepository,
+        store: EventStore,
+        clock: Callable[[], str],
+        disputes_per_seat: int = DISPUTES_PER_SEAT,
+    ) -> None:
+        self.repository = repository
+        self.store = store
+        self.clock = clock
         self.disputes_per_seat = disputes_per_seat
 
     # ------------------------------------------------------------ replay
@@ -171,7 +178,7 @@ class GameHistory:
             "seat": seat,
             "seq": seq,
             "reason": reason,
-            "at": self.games.clock(),
+            "at": self.clock(),
             "verdict": verdict,
             "event_ok": bad is None or bad > seq,
         }

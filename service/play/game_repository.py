@@ -13,7 +13,8 @@ from typing import Any
 from domain import engine
 from domain.chain import record_actor
 from service.play.errors import GameNotFound, StreamDamaged
-from service.play.loaded_game import LoadedGame, Seat, seat_of_token
+from service.play.loaded_game import LoadedGame, seat_of_token
+from service.play.seats import Seat
 from service.storage.event_store import EventStore
 from service.storage.snapshots import SnapshotCache
 

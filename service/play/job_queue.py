@@ -10,7 +10,7 @@ Keys (outside the games' hash tags):
   rq:…           RQ's own keys for the queues "bots" (random and greedy bots, turn timeouts) and
                  "bots-expert" (expert bots), on the queue's plain Redis (QUEUE_REDIS_URL).
 
-A bot turn goes on the queue of its bot's level (`queue_for`): experts think for up to a couple of
+A bot turn goes on the queue its seat's controller names (service/play/seats.py): experts think for up to a couple of
 seconds a move, so they have a queue of their own and the other bots keep their pace while experts
 think (docs/operations.md, "Expert bots").
 
@@ -104,11 +104,6 @@ def timeout_job_id(game_id: str, version: int) -> str:
 def bot_job_id(game_id: str, version: int) -> str:
     """One job id per (game, version), so a duplicate enqueue is harmless."""
     return f"bot-turn_{game_id}_{version}"
-
-
-def queue_for(level: str | None) -> str:
-    """The queue a bot turn of this level goes on: experts on their own."""
-    return EXPERT_QUEUE if level == "expert" else BOT_QUEUE
 
 
 def _text(value: Any) -> str:

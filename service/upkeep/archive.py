@@ -23,6 +23,7 @@ from typing import Any
 from domain.verify import read_record, verify
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
+from service.play.seats import holds_token
 from service.storage.event_store import RestoreRefused, StoredGame, StoreUnavailable
 from service.storage.game_index import GameIndex, epoch_of
 from service.storage.packed_games import Entry, encode_record
@@ -44,7 +45,7 @@ class Archive:
         self.service = service
         self.store = service.store
         self.index: GameIndex = service.index
-        self.history = GameHistory(service)
+        self.history = GameHistory(service.repository, service.store, service.clock)
 
     # ------------------------------------------------------------ export
 
@@ -214,7 +215,7 @@ def _meta_misfit(record: dict[str, Any], meta: dict[str, str]) -> str | None:
     differ = sorted(key for key, value in stated.items() if value != recorded[key])
     if differ:
         return f"its meta does not state the record's {', '.join(differ)}"
-    humans = [isinstance(seat, dict) and seat.get("kind") == "human" for seat in seats]
+    humans = [holds_token(seat) for seat in seats]
     if not isinstance(tokens, list) or [_is_digest(token) for token in tokens] != humans:
         return "its meta does not hold one token digest for each human seat (and none for a bot)"
     return None

@@ -26,6 +26,7 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.bootstrap import game_service
 from service.play.game_service import GameService
 from service.play.job_queue import BOT_QUEUE, BOT_TURN_JOB, EXPERT_QUEUE, WAITING_KEY, RQDispatcher, bot_job_id
 from service.storage.event_store import EventStore
@@ -127,7 +128,7 @@ class HeldDispatcher(RQDispatcher):
 def make_service(redis_url: str, held: bool = False) -> GameService:
     store, blocking, queue_client = redis_clients(redis_url)
     dispatcher = HeldDispatcher(queue_client) if held else RQDispatcher(queue_client)
-    return GameService(EventStore(store, blocking), dispatcher)
+    return game_service(EventStore(store, blocking), dispatcher)
 
 
 def bot_games(service: GameService, count: int, seats: list[dict[str, Any]] = FOUR_BOTS) -> dict[str, dict[str, Any]]:

@@ -20,6 +20,7 @@ from rq.serializers import JSONSerializer
 from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
+from service.bootstrap import game_service
 from service.play.due_turns import play_bot_turns
 from service.play.game_service import CALL_GRACE_SECONDS, GameService, LoadedGame
 from service.play.job_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
@@ -48,7 +49,7 @@ def queue_client(server: fakeredis.FakeServer) -> fakeredis.FakeRedis:
 
 def make_service(server: fakeredis.FakeServer) -> GameService:
     store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
-    return GameService(store, RQDispatcher(fakeredis.FakeRedis(server=server)), clock=lambda: FIXED_CLOCK)
+    return game_service(store, RQDispatcher(fakeredis.FakeRedis(server=server)), clock=lambda: FIXED_CLOCK)
 
 
 @pytest.fixture
@@ -62,8 +63,8 @@ def queue(queue_client: fakeredis.FakeRedis) -> Queue:
 
 
 def dispatcher_of(service: GameService) -> RQDispatcher:
-    assert isinstance(service.dispatcher, RQDispatcher)
-    return service.dispatcher
+    assert isinstance(service.turns.dispatcher, RQDispatcher)
+    return service.turns.dispatcher
 
 
 def reconciler(service: GameService) -> Reconciler:
@@ -190,7 +191,7 @@ def test_reconcile_enqueues_exactly_the_missing_jobs(
         rng = SeededStream("h", str(loaded.version))
         view, legal = engine.view(loaded.snap, bot.seat), engine.legal_actions(loaded.snap, bot.seat)
         action = choose_action("golf", bot.level, view, legal, rng)
-        service.act_at(loaded, bot.seat, action)  # stored as a chain stores its turns
+        service.play_due_turn(loaded, bot.seat, action)  # stored as a chain stores its turns
     now_h = service.repository.load(game_h).version
     assert now_h > version_h and service.repository.load(game_h).bot_to_act() is not None
     # I: a stale entry (a person is due), J: a game that does not exist.
@@ -253,13 +254,13 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
 ) -> None:
     game_id, version = create(service, TWO_BOTS)
     submitted: list[int | None] = []
-    real_act_at = service.act_at
+    real_act_at = service.play_due_turn
 
     def counting_act_at(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
         submitted.append(loaded.version)  # the version the turn is appended at
         return real_act_at(loaded, *args, **kwargs)
 
-    monkeypatch.setattr(service, "act_at", counting_act_at)
+    monkeypatch.setattr(service, "play_due_turn", counting_act_at)
     assert play_bot_turns(service, game_id, version, max_turns=5) == "played"
     after = service.repository.load(game_id)
     assert len(submitted) == 5, "five bot turns in one job"
@@ -363,7 +364,7 @@ def test_a_bot_gives_a_person_who_may_call_go5_a_moment_first(fake_redis: fakere
     call itself) waits CALL_GRACE_SECONDS; a chain of bot turns stops there; every other bot turn is
     asked for at once."""
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(fake_redis), dispatcher)
+    service = game_service(EventStore(fake_redis), dispatcher)
     dispatcher.service = service
     seats = [{"kind": "human", "name": "Ana"}, {"kind": "bot"}, {"kind": "bot"}]
     game_id = service.create_game("go5", seats, {}, seed=GO5_CALL_SEED)["id"]
@@ -456,7 +457,7 @@ def service_with_index_down(server: fakeredis.FakeServer) -> tuple[GameService, 
     index = IndexDown(server=server, decode_responses=True)
     store = EventStore(fakeredis.FakeRedis(server=server, decode_responses=True))
     dispatcher = RQDispatcher(fakeredis.FakeRedis(server=server), index)
-    return GameService(store, dispatcher, clock=lambda: FIXED_CLOCK), index
+    return game_service(store, dispatcher, clock=lambda: FIXED_CLOCK), index
 
 
 def test_a_bot_made_due_while_the_waiting_index_is_down_still_gets_its_job(

@@ -9,6 +9,7 @@ from typing import Any
 import fakeredis
 import pytest
 
+from service.bootstrap import game_service
 from service.play.due_turns import play_bot_turns, play_turn_timeout
 from service.play.game_service import GameService, LoadedGame
 from service.storage.event_store import EventStore
@@ -19,7 +20,7 @@ REVEAL = {"type": "reveal", "positions": [0, 1]}  # G-4: every seat turns two ca
 
 def make_service() -> tuple[GameService, RecordingDispatcher]:
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(fakeredis.FakeRedis(decode_responses=True)), dispatcher)
+    service = game_service(EventStore(fakeredis.FakeRedis(decode_responses=True)), dispatcher)
     dispatcher.service = service
     return service, dispatcher
 
@@ -27,7 +28,7 @@ def make_service() -> tuple[GameService, RecordingDispatcher]:
 def person_acts_first(service: GameService, monkeypatch: pytest.MonkeyPatch, game_id: str) -> list[int]:
     """Seat 0 reveals after the loop has loaded the game and before its append; returns the versions
     the loop's appends were decided at."""
-    real_act_at = service.act_at
+    real_act_at = service.play_due_turn
     decided_at: list[int] = []
 
     def beaten(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
@@ -35,7 +36,7 @@ def person_acts_first(service: GameService, monkeypatch: pytest.MonkeyPatch, gam
         service.submit(game_id, 0, REVEAL)  # the person's action lands first
         return real_act_at(loaded, *args, **kwargs)
 
-    monkeypatch.setattr(service, "act_at", beaten)
+    monkeypatch.setattr(service, "play_due_turn", beaten)
     return decided_at
 
 

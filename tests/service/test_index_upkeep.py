@@ -21,6 +21,7 @@ import redis
 from flask.testing import FlaskClient
 
 from service.app import create_app
+from service.bootstrap import game_service
 from service.play.game_service import GameService
 from service.storage.event_store import GAME_COUNTS_KEY, EventStore
 from service.storage.game_index import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
@@ -69,7 +70,7 @@ def app(wrapped: IndexMasterDown, dispatcher: RecordingDispatcher) -> Iterator[f
 
 def worker_service(redis_client: fakeredis.FakeRedis) -> GameService:
     """The game service of a worker process: its own cache, on the same Redis."""
-    return GameService(EventStore(redis_client), RecordingDispatcher())
+    return game_service(EventStore(redis_client), RecordingDispatcher())
 
 
 def sweep(redis_client: fakeredis.FakeRedis, **settings: Any) -> Lifecycle:

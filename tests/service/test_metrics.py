@@ -19,8 +19,8 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.app import create_app
+from service.bootstrap import game_service
 from service.ops import logs, metrics
-from service.play.game_service import GameService
 from service.play.job_queue import RQDispatcher
 from service.storage.event_store import EventStore
 from tests.conftest import RecordingDispatcher, create_golf
@@ -118,7 +118,7 @@ def test_the_reconciler_counts_its_repairs() -> None:
     server = fakeredis.FakeServer()
     queue_client = fakeredis.FakeRedis(server=server)
     dispatcher = RQDispatcher(queue_client, fakeredis.FakeRedis(server=server, decode_responses=True))
-    service = GameService(EventStore(fakeredis.FakeRedis(server=server, decode_responses=True)), dispatcher)
+    service = game_service(EventStore(fakeredis.FakeRedis(server=server, decode_responses=True)), dispatcher)
     game = service.create_game("golf", TWO_BOTS, {})
     queue_client.delete(dispatcher.queue.key)  # the bot job is lost
     before = sample("cardtable_reconciler_repairs_total", kind="bot_turn")

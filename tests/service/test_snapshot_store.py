@@ -10,6 +10,7 @@ import fakeredis
 import pytest
 
 from domain import engine
+from service.bootstrap import game_service
 from service.play.game_service import GameService
 from service.storage.event_store import EventStore
 from service.storage.snapshot_codec import SnapshotDecodeError, decode, encode, sealed
@@ -25,7 +26,7 @@ def service_on(redis: fakeredis.FakeRedis) -> GameService:
     """One API process: its own caches, snapshots every EVERY events kept in the store too."""
     store = EventStore(redis)
     dispatcher = RecordingDispatcher()
-    service = GameService(store, dispatcher, snapshots=SnapshotCache(EVERY, store=store))  # type: ignore[arg-type]
+    service = game_service(store, dispatcher, snapshots=SnapshotCache(EVERY, store=store))  # type: ignore[arg-type]
     dispatcher.service = service
     return service
 
@@ -36,7 +37,7 @@ def played(redis: fakeredis.FakeRedis, game_id: str) -> str:
     game = engine.get_game(game_id)
     seats = [{"kind": "bot", "level": bot_level(game_id, i)} for i in range(game.min_players)]
     created = service.create_game(game_id, seats, small_options(game.describe()), f"stored-{game_id}")
-    service.dispatcher.drain()  # type: ignore[attr-defined]
+    service.turns.dispatcher.drain()  # type: ignore[attr-defined]
     return str(created["id"])
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from domain import engine
 from domain.chain import record_actor
+from service.bootstrap import game_service
 from service.play.game_service import GameService
 from service.storage.event_store import EventStore
 from service.storage.snapshots import SnapshotCache
@@ -45,7 +46,7 @@ class FoldCounter:
 
 def service_on(redis: fakeredis.FakeRedis, every: int = 256, size: int = 4096) -> GameService:
     dispatcher = RecordingDispatcher()
-    service = GameService(EventStore(redis), dispatcher, snapshots=SnapshotCache(every, size))  # type: ignore[arg-type]
+    service = game_service(EventStore(redis), dispatcher, snapshots=SnapshotCache(every, size))  # type: ignore[arg-type]
     dispatcher.service = service
     return service
 
@@ -57,8 +58,8 @@ def played_game(redis: fakeredis.FakeRedis, game_id: str, seed: str) -> str:
     players = game.min_players
     seats = [{"kind": "bot", "level": bot_level(game_id, i)} for i in range(players)]
     created = service.create_game(game_id, seats, small_options(game.describe()), seed)
-    assert service.dispatcher.service is service
-    service.dispatcher.drain()  # type: ignore[attr-defined]
+    assert service.turns.dispatcher.service is service
+    service.turns.dispatcher.drain()  # type: ignore[attr-defined]
     assert service.repository.load(created["id"]).snap.finished
     return str(created["id"])
 

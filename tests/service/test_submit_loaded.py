@@ -10,6 +10,7 @@ import fakeredis
 import pytest
 
 from service.api.problems import problem_for
+from service.bootstrap import game_service
 from service.play.errors import VersionConflict
 from service.play.game_service import GameService
 from service.storage.event_store import EventStore
@@ -27,7 +28,7 @@ def server() -> fakeredis.FakeServer:
 
 def api_process(server: fakeredis.FakeServer) -> GameService:
     """One API process: its own service and game cache over the shared Redis."""
-    return GameService(EventStore(fakeredis.FakeRedis(server=server, decode_responses=True)), RecordingDispatcher())
+    return game_service(EventStore(fakeredis.FakeRedis(server=server, decode_responses=True)), RecordingDispatcher())
 
 
 def token(created: dict[str, Any], seat: int) -> str:
