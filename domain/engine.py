@@ -51,6 +51,9 @@ EVENT_LIMIT: Literal["event_limit"] = "event_limit"
 """`GameEnded.reason` of a game that ran out of events (C-9)."""
 CLOSING_EVENTS = 2
 """The events a game's end appends: GameEnded (or GameAbandoned), then SeedRevealed. C-9 keeps room for them."""
+ACTION_EVENTS_MAX = 2
+"""The most events one action may make: its own, after a reshuffle of the stock that it needed (Golf's and
+Switch's draw). C-9 keeps room for one more action and the closing events, so no game outgrows `max_events`."""
 
 
 @functools.cache
@@ -275,8 +278,8 @@ class Game(abc.ABC, Generic[S]):
         """round, phase, scores, table and result: what everybody may see."""
 
     @abc.abstractmethod
-    def seat_view(self, state: S, seat: int) -> dict[str, Any]:
-        """The `you` part: what only this seat may see."""
+    def seat_view(self, state: S, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        """The `you` part: what only this seat may see (`legal`: its actions now, as the engine lists them)."""
 
     @abc.abstractmethod
     def full_view(self, state: S) -> dict[str, Any]:
@@ -395,9 +398,9 @@ class Snapshot(Generic[S]):
 
     @property
     def out_of_room(self) -> bool:
-        """True when the game has room for no more than its closing events (C-9)."""
+        """True when the game has no room for one more action besides its closing events (C-9)."""
         limit = self.config.max_events
-        return limit is not None and limit - self.version <= CLOSING_EVENTS
+        return limit is not None and limit - self.version < ACTION_EVENTS_MAX + CLOSING_EVENTS
 
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now."""
@@ -497,9 +500,10 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
 def _next_system_event(snap: Snapshot[S]) -> Event | None:
     if snap.finished:
         return None if snap.seed_revealed else SeedRevealed(seed=snap.config.seed, nonce=snap.config.nonce)
-    if snap.out_of_room:
+    automatic = snap.game.automatic(snap.state)
+    if snap.out_of_room and not isinstance(automatic, GameEnded):  # the game's own end fits in the room kept
         return event_limit_end(snap)
-    return snap.game.automatic(snap.state)
+    return automatic
 
 
 def event_limit_end(snap: Snapshot[Any]) -> GameEnded:
@@ -545,8 +549,8 @@ def _predates_versions(config: GameConfig) -> bool:
 def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Snapshot[S], list[Event]]:
     """Decide one action of `seat` and apply its events and the system steps they trigger.
 
-    An action makes one event (Event.to_action), so a game with room for more than its closing
-    events before it (C-9) still has room for them after it; `settle` ends it when that is all.
+    An action makes at most ACTION_EVENTS_MAX events, so a game that had room for one more action besides
+    its closing events (C-9) still has room for them after it; `settle` ends it when that is all.
     """
     if snap.finished:
         raise RuleViolation("game_finished", "the game has ended", snap.game.end_rule)
@@ -554,6 +558,7 @@ def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Sn
         raise InvalidInput("invalid_seat", f"seats are 0 to {snap.config.players - 1}, not {seat} (C-2)")
     action = snap.game.parse_action(raw_action)
     events = snap.game.decide(snap.state, seat, action)
+    assert len(events) <= ACTION_EVENTS_MAX, f"{snap.game.id} made {len(events)} events of one action (C-9)"
     for event in events:
         snap = advance(snap, event)
     snap, system_events = settle(snap)
@@ -614,7 +619,7 @@ def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:
     out = _frame(snap, snap.game.public_view(snap.state))
     if seat is not None:
         legal = legal_actions(snap, seat)
-        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat), "legal": legal}
+        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat, legal), "legal": legal}
         out["actions"] = sorted({a["type"] for a in legal})
     else:
         out["actions"] = []

@@ -667,7 +667,7 @@ class Go5(Game[Go5State]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: Go5State, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: Go5State, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "hand": list(state.hands[seat]) if state.hands else [],
             "stops": state.stops[seat] if state.stops else 0,

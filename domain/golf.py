@@ -401,7 +401,7 @@ class Golf(Game[GolfState]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: GolfState, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: GolfState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "hand": _slots(state.grids[seat], reveal_all=False) if state.grids else [],
             "drawn": state.drawn if state.turn == seat else None,

@@ -535,7 +535,7 @@ class Romme(Game[RommeState]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: RommeState, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: RommeState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         hand = state.hands[seat] if state.hands else ()
         return {"hand": list(hand), "hand_size": len(hand), "hand_points": rm.points(hand)}
 

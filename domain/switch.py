@@ -381,21 +381,16 @@ class Switch(Game[SwitchState]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: SwitchState, seat: int) -> dict[str, Any]:
-        """The seat's hand and what of it may be played now; the engine adds `legal`."""
+    def seat_view(self, state: SwitchState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        """The seat's hand and what of it may be played now (every card some legal play plays, once each,
+        in C-3 order: none once the game has ended); the engine adds `legal`."""
         hand = state.hands[seat] if state.hands else ()
         return {
             "hand": sorted(hand, key=card_order),
             "hand_value": hand_value(hand),
             "drawn": state.drawn if seat == state.turn else None,
-            "playable": self._playable(state, seat),
+            "playable": sorted({card for a in legal if a["type"] == "play" for card in a["cards"]}, key=card_order),
         }
-
-    def _playable(self, state: SwitchState, seat: int) -> list[str]:
-        """Every card some legal play of `seat` plays, once each, in C-3 order."""
-        if seat not in self.to_act(state) or state.phase == CHOOSE_SUIT:
-            return []
-        return sorted({card for body in plays(state, seat) for card in body["cards"]}, key=card_order)
 
     def full_view(self, state: SwitchState) -> dict[str, Any]:
         table = _table(state)

@@ -125,7 +125,7 @@ class Pick(engine.Game[PickState]):
     def public_view(self, state: PickState) -> dict[str, Any]:
         return self._view(state, {"slots": [{"owner": owner} for owner in state.owners]})
 
-    def seat_view(self, state: PickState, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: PickState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         return {"hand": hand(state, seat)}
 
     def full_view(self, state: PickState) -> dict[str, Any]:
