@@ -58,7 +58,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
-        console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
+        console.print(reads.TITLE)
         read_figures = reads.figures(service, store.packing, app, procs.redis_pid)
         watcher_figures = watcher_cpu(console, procs, app, stream)
     return [
@@ -108,7 +108,7 @@ def run_reads_only(console: Console, folder: Path) -> list[report.Figure]:
         store = RedisStore.connect(store_client)
         service = game_service(store, RQDispatcher(raw))
         app = procs.start_gunicorn(APP, "api")
-        console.print("reads of a game of 5,000 events against one of 10: a page, an audit, a record, no token ...")
+        console.print(reads.TITLE)
         return reads.figures(service, store.packing, app, procs.redis_pid)
 
 

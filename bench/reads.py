@@ -1,15 +1,15 @@
 """Reads bounded by their answer: an events page, a repeated audit, a tokenless action and a record, on a
-game of 5,000 events against one of 10.
+game just under the `max_events` default (C-9: the longest a game of default options may grow) against one
+of 10 events.
 
-The games are built as bench/length.py builds them (Golf, `moves.stall` played through the domain and
-appended in batches: no API process has them cached), 5,000 events being about the largest game at the
-default options. The events page is asked of the running games: `limit=10` events after a seq drawn
-uniformly from each game (the whole 10-event game). The other figures are asked of the same games once
-ended (abandoned, as the sweep ends an idle game) and packed, as a finished game is read: `/audit` again
-and again (the first one of each game, which makes the answer kept beside it, is not counted), an action
+The games are built as bench/length.py builds them (Golf, `moves.stall` played through the domain and appended
+in batches: no API process has them cached). The events page is asked of the running games: `limit=10` events
+after a seq drawn uniformly from each game (the whole 10-event game). The other figures are asked of the same
+games once ended (abandoned, as the sweep ends an idle game) and packed, as a finished game is read: `/audit`
+again and again (the first one of each game, which makes the answer kept beside it, is not counted), an action
 without a token (401), and `/record`, whose cost is per event of the game. Each request goes on a new
-connection, in rounds of `BATCH` taken in turn by both games, after `WARMUP` requests of each; the cost
-is the CPU time of gunicorn and Redis (their threads' schedstat), as in bench/length.py.
+connection, in rounds of `BATCH` taken in turn by both games, after `WARMUP` requests of each; the cost is the
+CPU time of gunicorn and Redis (their threads' schedstat), as in bench/length.py.
 """
 
 from __future__ import annotations
@@ -22,15 +22,17 @@ from bench.client import Connection
 from bench.length import build
 from bench.procs import Server, cpu_seconds
 from bench.report import Figure, Target
+from domain.options import MAX_EVENTS_DEFAULT
 from service.play.game_service import GameService
 from service.storage.packing import PackedStore
 
-LONG, SHORT = 5000, 10
+LONG, SHORT = MAX_EVENTS_DEFAULT - 100, 10
+TITLE = f"reads of a game of {LONG:,} events against one of {SHORT}: a page, an audit, a record, no token ..."
 PAGE = 10
 WARMUP = 4
 ROUNDS = 3
 BATCH = 30
-RECORD_BATCH = 6  # a record of 5,000 events is about 2 MB: fewer of them
+RECORD_BATCH = 6  # a record of 20,000 events is about 8 MB: fewer of them
 TARGET = Target("<=", 1.5)
 Request = tuple[str, str, str | None, int]  # method, path, token, expected status
 
@@ -68,7 +70,7 @@ def cost(
 
 
 def figures(service: GameService, packing: PackedStore, server: Server, redis_pid: int) -> list[Figure]:
-    """The four figures, each the 5,000-event game against the 10-event one."""
+    """The four figures, each the long game against the 10-event one."""
     built = {length: build(service, length)[0] for length in (LONG, SHORT)}
     rng = random.Random(35)
 
@@ -99,11 +101,23 @@ def figures(service: GameService, packing: PackedStore, server: Server, redis_pi
     games = f"a game of {events[LONG]:,} events against one of {events[SHORT]}"
     return [
         Figure(
-            "events_page_cost_ratio_5000_vs_10", pages[LONG], "ms CPU", pages[SHORT], TARGET, f"{PAGE} events; {games}"
+            f"events_page_cost_ratio_{LONG}_vs_{SHORT}",
+            pages[LONG],
+            "ms CPU",
+            pages[SHORT],
+            TARGET,
+            f"{PAGE} events; {games}",
         ),
-        Figure("audit_repeat_cost_ratio_5000_vs_10", audits[LONG], "ms CPU", audits[SHORT], TARGET, f"packed; {games}"),
         Figure(
-            "tokenless_action_cost_ratio_5000_vs_10",
+            f"audit_repeat_cost_ratio_{LONG}_vs_{SHORT}",
+            audits[LONG],
+            "ms CPU",
+            audits[SHORT],
+            TARGET,
+            f"packed; {games}",
+        ),
+        Figure(
+            f"tokenless_action_cost_ratio_{LONG}_vs_{SHORT}",
             actions[LONG],
             "ms CPU",
             actions[SHORT],
@@ -111,7 +125,7 @@ def figures(service: GameService, packing: PackedStore, server: Server, redis_pi
             f"packed; {games}",
         ),
         Figure(
-            "record_cost_per_event_ratio_5000_vs_10",
+            f"record_cost_per_event_ratio_{LONG}_vs_{SHORT}",
             records[LONG] * 1000,
             "µs CPU",
             records[SHORT] * 1000,

@@ -30,7 +30,7 @@ from service.bootstrap import build_services, connection_settings
 from service.ops import metrics
 from service.play.errors import PlayError
 from service.play.game_history import DISPUTES_PER_SEAT
-from service.play.ports import TurnScheduler
+from service.play.ports import TurnDispatcher
 from service.storage.outcomes import StoreUnavailable
 from service.storage.turn_queue import RQDispatcher
 
@@ -68,7 +68,7 @@ def create_app(
     settings: Mapping[str, Any] | None = None,
     *,
     redis_client: redis.Redis | None = None,
-    dispatcher: TurnScheduler | None = None,
+    dispatcher: TurnDispatcher | None = None,
 ) -> flask.Flask:
     """Build the app; without a client it connects to REDIS_URL (default localhost:6379) and
     QUEUE_REDIS_URL (see service/storage/redis_clients.py)."""
@@ -96,6 +96,9 @@ def create_app(
     app.extensions["games"] = services.games
     app.extensions["history"] = services.history
     app.extensions["storage"] = services.storage
+    app.extensions["repository"] = services.repository
+    app.extensions["tickets"] = services.tickets
+    app.extensions["store_ping"] = services.store.ping
     app.extensions["watchers"] = Watchers(
         services.store,
         max_games=int(app.config["FOLLOWED_GAMES_MAX"]),

@@ -9,9 +9,15 @@ from typing import Any, TypedDict
 
 import redis
 
+from domain.options import EventLimits
+from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
-from service.play.game_service import GameService
-from service.play.ports import TurnScheduler
+from service.play.game_repository import GameRepository
+from service.play.game_service import GameService, utc_now
+from service.play.ports import Clock, TurnDispatcher
+from service.play.seats import think_ms_max_from_env
+from service.play.stream_tickets import StreamTickets
+from service.play.turn_scheduler import TurnScheduler
 from service.storage.event_store import EventStore
 from service.storage.game_index import GameIndex
 from service.storage.packing import PACKED_CACHE_BYTES
@@ -27,9 +33,11 @@ class Services:
 
     store_client: StoreClient  # the event store's Redis (the rate limits count there too)
     storage: RedisStore  # its adapters: events, packing, archive, disputes, tickets, snapshots, index, counts
-    dispatcher: TurnScheduler  # where the next bot turn or turn timeout goes
+    dispatcher: TurnDispatcher  # where the next bot turn or turn timeout goes
     games: GameService
     history: GameHistory
+    tickets: StreamTickets
+    repository: GameRepository  # the games as the read routes and the sweep load them
 
     @property
     def index(self) -> GameIndex:
@@ -61,7 +69,7 @@ def build_services(
     settings: Mapping[str, Any],
     *,
     redis_client: StoreClient | None = None,
-    dispatcher: TurnScheduler | None = None,
+    dispatcher: TurnDispatcher | None = None,
 ) -> Services:
     """The object graph, wired once for the API, the workers and the CLIs.
 
@@ -87,19 +95,39 @@ def build_services(
         dispatcher = RQDispatcher(queue_client, store_client)
     games = game_service(storage, dispatcher)
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
-    return Services(store_client, storage, dispatcher, games, history)
+    tickets = StreamTickets(games.repository, storage.tickets)
+    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository)
 
 
-def game_service(store: RedisStore, dispatcher: TurnScheduler, **options: Any) -> GameService:
-    """The command path on the store's adapters: its events, index, counts and stored snapshots (unless
-    `options` give `snapshots`); `options` as GameService takes them (clock, think_ms_max, ...)."""
-    options.setdefault("snapshots", SnapshotCache(store=store.snapshots))
-    return GameService(store.events, dispatcher, index=store.index, counts=store.counts, **options)
+def game_service(
+    store: RedisStore,
+    dispatcher: TurnDispatcher,
+    *,
+    clock: Clock = utc_now,
+    snapshots: SnapshotCache | None = None,
+    think_ms_max: int | None = None,
+    event_limits: EventLimits | None = None,
+) -> GameService:
+    """The command use cases on the store's adapters (its events, index and counts), asking `dispatcher` for
+    due turns, with their collaborators: the repository (`snapshots`: its snapshot cache, default one on the
+    store's snapshots) and the turn scheduler. `think_ms_max` (default: EXPERT_THINK_MS_MAX, else 2000) caps an
+    expert's think time a move; `event_limits` (default: MAX_EVENTS_DEFAULT and MAX_EVENTS_LIMIT) a new game's
+    `max_events` (C-9)."""
+    return GameService(
+        store.events,
+        GameRepository(store.events, snapshots if snapshots is not None else SnapshotCache(store=store.snapshots)),
+        store.index,
+        store.counts,
+        TurnScheduler(dispatcher),
+        think_ms_max if think_ms_max is not None else think_ms_max_from_env(),
+        event_limits if event_limits is not None else event_limits_from_env(),
+        clock,
+    )
 
 
 def game_history(store: RedisStore, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> GameHistory:
-    """The read side for review and disputes, on the store's kept answers and disputes."""
-    return GameHistory(games, store.packing, store.disputes, disputes_per_seat)
+    """The read side for review and disputes, on the store's events, kept answers and disputes."""
+    return GameHistory(games.repository, store.events, store.packing, store.disputes, games.clock, disputes_per_seat)
 
 
 def packed_cache_bytes(settings: Mapping[str, Any]) -> int:

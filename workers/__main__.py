@@ -44,7 +44,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.ops import logs
-from service.play.due_turns import ThinkCapError
+from service.play.seats import ThinkCapError
 from service.storage.redis_clients import RedisSettingsError
 from service.storage.turn_queue import BOT_QUEUES
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings, LifecycleSettingsError

@@ -13,11 +13,15 @@ from workers.context import game_service
 log = logging.getLogger(__name__)
 
 
-def play_bot_turn(game_id: str, version: int) -> str:
-    """Play the bot seat due at `version`; a stale version or a conflict is not an error."""
+def play_bot_chain(game_id: str, version: int) -> str:
+    """Play the bot turn due at `version` and the bot turns right after it; a stale version or a
+    conflict is not an error."""
     outcome = play_bot_turns(game_service(), game_id, version, due_at=_queued_at())
     log.info("bot turn %s@%s: %s", game_id, version, outcome)
     return outcome
+
+
+play_bot_turn = play_bot_chain  # the name queued jobs call it by (BOT_TURN_JOB): it stays
 
 
 def _queued_at() -> float | None:

@@ -9,9 +9,10 @@ version, a Go5 call, a lost bot job is then found once the timeout has played an
 
 Otherwise the game is loaded. When a bot is due at its current version and that version's job is not
 in hand either (missing, lost from the queue, failed, finished, or started by a worker that is gone),
-the job is enqueued again, on the queue of the bot's level (an expert's on `bots-expert`), or put on
-RQ's schedule CALL_GRACE_SECONDS out while a person may call Go5. When a person is due in a game
-with `turn_seconds` and that version's timeout is not in hand, it is scheduled again, a full
+the job is enqueued again, on the queue its seat's controller names (service/play/seats.py: an
+expert's on `bots-expert`), or put on RQ's schedule CALL_GRACE_SECONDS out while a person may call Go5.
+When a person is due in a game with `turn_seconds` and that version's timeout is not in hand, it is
+scheduled again, a full
 `turn_seconds` from now (the reconciler does not know when the person's clock started, so it errs on
 the person's side). When nothing is due, the game leaves the index.
 
@@ -39,7 +40,7 @@ from rq.serializers import JSONSerializer
 from service.ops import metrics
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
-from service.play.ports import queue_for
+from service.play.seats import controller_of
 from service.storage.turn_queue import BOT_QUEUE, RQDispatcher, bot_job_id, timeout_job_id
 from service.upkeep.lifecycle import Lifecycle, SweepOutcome
 
@@ -66,7 +67,7 @@ class Waiting:
     bot: bool  # a bot is due
     timeout_seconds: int | None = None  # a person is due, on a turn timeout's clock of this length
     grace_seconds: int = 0  # the bot due waits this long first: a person may act out of turn (a Go5 call)
-    queue: str = BOT_QUEUE  # the queue of the bot due (service/storage/turn_queue.py: experts have their own)
+    queue: str = BOT_QUEUE  # the queue of the bot due (service/play/seats.py: experts have their own)
 
 
 Due = Callable[[str], Waiting | None]
@@ -79,12 +80,13 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
     except GameNotFound:
         return None
     bot = loaded.bot_to_act()
+    queue = controller_of(bot).turn_queue if bot is not None else None
     return Waiting(
         loaded.version,
-        bot is not None and bot.level is not None,
+        queue is not None,
         loaded.turn_seconds if loaded.timeout_due() else None,
         loaded.bot_delay_seconds(),
-        queue_for(bot.level if bot is not None else None),
+        queue or BOT_QUEUE,
     )
 
 

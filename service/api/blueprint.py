@@ -17,8 +17,9 @@ from webargs.flaskparser import FlaskParser
 from service.api.followers import Watchers
 from service.api.problems import ApiError
 from service.play.errors import token_needed
+from service.play.game_repository import GameRepository
 from service.play.game_service import GameService
-from service.storage.redis_store import RedisStore
+from service.play.stream_tickets import StreamTickets
 
 F = TypeVar("F", bound=Callable[..., Any])
 GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$")
@@ -191,15 +192,27 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
 
 
 def games() -> GameService:
-    """The app's GameService."""
+    """The app's command use cases: create, act."""
     service: GameService = flask.current_app.extensions["games"]
     return service
 
 
-def storage() -> RedisStore:
-    """The app's store adapters (service/storage/redis_store.py)."""
-    found: RedisStore = flask.current_app.extensions["storage"]
+def repository() -> GameRepository:
+    """The app's games as the read routes load them."""
+    found: GameRepository = flask.current_app.extensions["repository"]
     return found
+
+
+def tickets() -> StreamTickets:
+    """The app's stream tickets: issued to a seat, redeemed by its stream."""
+    found: StreamTickets = flask.current_app.extensions["tickets"]
+    return found
+
+
+def store_answers() -> bool:
+    """Whether the event store answers now (readiness)."""
+    ping: Callable[[], bool] = flask.current_app.extensions["store_ping"]
+    return ping()
 
 
 def watchers() -> Watchers:

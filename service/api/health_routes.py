@@ -5,7 +5,7 @@ from __future__ import annotations
 import flask
 import marshmallow as ma
 
-from service.api.blueprint import STORE_UNREACHABLE, Blueprint, storage
+from service.api.blueprint import STORE_UNREACHABLE, Blueprint, store_answers
 from service.api.problems import store_unavailable
 from service.ops import metrics
 
@@ -31,7 +31,7 @@ def healthz() -> dict[str, str]:
 @blp.problems(s503=STORE_UNREACHABLE)  # its own problem: only /readyz of these asks the store
 def readyz() -> dict[str, str]:
     """The event store answers."""
-    if not storage().events.ping():
+    if not store_answers():
         raise store_unavailable()
     return {"status": "ready"}
 

@@ -10,9 +10,9 @@ from service.play.errors import (
     GameNotFound,
     IdempotencyKeyReused,
     InvalidRequest,
-    NoGameId,
+    NoFreeGameId,
     PlayError,
-    RuleViolation,
+    RulesRefusal,
     StreamDamaged,
     TooManyDisputes,
     Unauthorized,
@@ -72,12 +72,12 @@ STATUS_OF: dict[type[PlayError], int] = {
     Unauthorized: 401,
     GameNotFound: 404,
     VersionConflict: 409,
-    RuleViolation: 422,
+    RulesRefusal: 422,
     EventOutOfRange: 422,
     TooManyDisputes: 422,
     IdempotencyKeyReused: 422,
     StreamDamaged: 500,
-    NoGameId: 503,
+    NoFreeGameId: 503,
 }
 """The one place the play layer's refusals meet HTTP: each class's status."""
 

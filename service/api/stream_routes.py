@@ -10,10 +10,8 @@ The token itself never goes into a URL. Waiting is done by service/api/followers
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import secrets
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -23,20 +21,27 @@ import marshmallow as ma
 from marshmallow import validate
 
 from service.api.action_event_schemas import EVENT_RECORD, ref
-from service.api.blueprint import Blueprint, QueryInteger, checked_id, games, required_bearer_token, storage, watchers
+from service.api.blueprint import (
+    Blueprint,
+    QueryInteger,
+    checked_id,
+    repository,
+    required_bearer_token,
+    tickets,
+    watchers,
+)
 from service.api.followers import FOLLOWERS_FULL, LAST_EVENT, Watchers
 from service.api.problems import ApiError
 from service.api.rate_limits import READS_LIMITED, client_address_of
 from service.api.shared_schemas import MAX_SEQ
 from service.ops import metrics
-from service.play.game_service import GameService
+from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.storage.outcomes import StoreUnavailable
 
 blp = Blueprint("live", __name__, url_prefix="/v1/games", description="Live stream of a game (Server-Sent Events)")
 log = logging.getLogger(__name__)
 
-TICKET_SECONDS = 60
 HEARTBEAT_SECONDS = 15.0  # app config STREAM_HEARTBEAT_SECONDS overrides it
 EVENT_STREAM = "text/event-stream"
 FRAME_CACHE = 4096  # encoded event messages kept (oldest out first): a game's watchers share them
@@ -99,12 +104,9 @@ STREAM_DESCRIPTION = (
 )
 def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
     """A single-use ticket, valid for 60 s, that opens this seat's live stream (for EventSource)."""
-    service = games()
-    loaded = service.repository.load(checked_id(game_id))
-    seat = loaded.seat_for_token(required_bearer_token("a stream ticket"))
-    ticket = secrets.token_urlsafe(32)
-    storage().tickets.put_ticket(loaded.id, _digest(ticket), seat, TICKET_SECONDS)
-    return {"ticket": ticket, "expires_in": TICKET_SECONDS}, 201
+    found = tickets()
+    ticket = found.issue(checked_id(game_id), required_bearer_token("a stream ticket"))
+    return {"ticket": ticket, "expires_in": found.seconds}, 201
 
 
 @blp.route("/<game_id>/stream")
@@ -126,13 +128,13 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
 )
 def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> flask.Response:
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""
-    service = games()
-    loaded = service.repository.load(checked_id(game_id))
+    games = repository()
+    loaded = games.load(checked_id(game_id))
     after = headers.get("last_event_id", query.get("after", 0))  # a reconnect's Last-Event-ID wins
     watchers().check_room(loaded.id)  # before the ticket is spent
     seat = None
     if "ticket" in query:
-        seat = storage().tickets.take_ticket(loaded.id, _digest(query["ticket"]))
+        seat = tickets().redeem(loaded.id, query["ticket"])
         if seat is None:
             raise ApiError(401, "unauthorized", "the stream ticket is unknown, used or expired; POST stream-tickets")
     if loaded.snap.seed_revealed and after >= loaded.version:
@@ -140,7 +142,7 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
     heartbeat = float(flask.current_app.config.get("STREAM_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
     hub = watchers()
     release = hub.hold(client_address_of(flask.request))  # until the server closes the response
-    frames = sse_frames(service, hub, loaded.id, after, seat, heartbeat)
+    frames = sse_frames(games, hub, loaded.id, after, seat, heartbeat)
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     response = flask.Response(frames, mimetype=EVENT_STREAM, headers=headers)
     response.call_on_close(release)
@@ -148,12 +150,12 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
 
 
 def sse_frames(
-    service: GameService, hub: Watchers, game_id: str, after: int, seat: int | None, heartbeat: float
+    games: GameRepository, hub: Watchers, game_id: str, after: int, seat: int | None, heartbeat: float
 ) -> Iterator[bytes]:
     """The stream's messages: events from after on, the seat's views, heartbeats; ends after the last event."""
     try:
         if seat is not None:
-            yield _view_frame(service, game_id, seat)
+            yield _view_frame(games, game_id, seat)
         with metrics.watching("stream"), hub.follow(game_id) as follower:
             while True:
                 records = follower.next(after, heartbeat)
@@ -163,7 +165,7 @@ def sse_frames(
                 yield follower.encoded("sse", records, _event_frames)
                 after = records[-1]["seq"]
                 if seat is not None:
-                    yield _view_frame(service, game_id, seat)
+                    yield _view_frame(games, game_id, seat)
                 if records[-1]["type"] == LAST_EVENT:
                     return
     except StoreUnavailable as error:  # the client reconnects with Last-Event-ID
@@ -194,10 +196,6 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _view_frame(service: GameService, game_id: str, seat: int) -> bytes:
-    loaded = service.repository.load(game_id)
+def _view_frame(games: GameRepository, game_id: str, seat: int) -> bytes:
+    loaded = games.load(game_id)
     return f"event: view\ndata: {_compact(render(loaded, loaded.snap, seat))}\n\n".encode()
-
-
-def _digest(ticket: str) -> str:
-    return hashlib.sha256(ticket.encode("utf-8")).hexdigest()

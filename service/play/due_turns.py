@@ -1,189 +1,41 @@
-"""Due turns: the one loop that plays them (a chain of bot turns, or a turn timeout's moves), and the
-bookkeeping of what is due (the waiting index, bot jobs, turn timeouts).
+"""Due turns: which turns a job plays (a chain of bot turns, or a turn timeout's moves), and how each is
+decided.
 
-The command path (service/play/game_service.py) tells BotTurns about each append: before it, whether a bot
-or a person on a turn timeout's clock is left due (the waiting index); after it, to ask for the next
-bot turn or timeout. A job (workers/bot_turns.py, workers/turn_timeouts.py) runs `play_due_turns`:
-each turn is decided on the game as loaded and appended only at its version (GameService.act_at), as
-a person's action is.
+What is due is scheduled by service/play/turn_scheduler.py. A job (workers/bot_turns.py,
+workers/turn_timeouts.py) runs the one loop of due turns, GameService.play_due_turns: each turn is
+decided on the game as loaded and appended only at its version, as a person's action is.
 
 Turn timeouts: a human seat that does not act within the game's `turn_seconds` has a move played for
 it by the `greedy` policy, recorded with actor "system", the seat and the reason `turn_timeout`. The
 clock of a version starts when the game reaches it and stops when the game moves on (the job is
 deleted; one that already left the schedule finds the version gone and does nothing).
 
-Expert bots think on their own queue (service/play/ports.py's queue_for), so that the other bots keep
-their pace while experts think, and their think time is capped by the server: at most
-EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's `think_ms` asks.
+Expert bots think on their own queue (service/play/seats.py), so that the other bots keep their pace
+while experts think, and their think time is capped by the server: at most EXPERT_THINK_MS_MAX
+milliseconds a move (default 2000), whatever a seat's `think_ms` asks.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from domain import engine
 from domain.bots import choose_action
-from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
 from service.ops import metrics
-from service.play.errors import VersionConflict
-from service.play.loaded_game import LoadedGame, Seat
-from service.play.ports import TurnScheduler, queue_for
-
-if TYPE_CHECKING:  # game_service builds on BotTurns below
-    from service.play.game_service import GameService
+from service.play.game_service import GameService
+from service.play.loaded_game import LoadedGame
+from service.play.seats import controller_of
 
 log = logging.getLogger(__name__)
 CHAIN_TURNS = 50  # a bot job plays at most this many bot turns in a row ...
 CHAIN_SECONDS = 1.0  # ... and stops taking new ones after this long; then it enqueues the next job
-THINK_MS_MAX = 2000  # the server's cap on an expert's think time a move, unless EXPERT_THINK_MS_MAX says otherwise
 TIMEOUT_LEVEL = "greedy"  # the policy that plays for a person whose turn timed out ...
 TURN_TIMEOUT = "turn_timeout"  # ... recorded with this reason
 
 
-class ThinkCapError(ValueError):
-    """EXPERT_THINK_MS_MAX is not a whole number of milliseconds in THINK_MS_RANGE."""
-
-
-def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
-    """The cap on an expert's think time a move: EXPERT_THINK_MS_MAX, default THINK_MS_MAX."""
-    text = environ.get("EXPERT_THINK_MS_MAX", "").strip()
-    if not text:
-        return THINK_MS_MAX
-    low, high = THINK_MS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ThinkCapError(f"EXPERT_THINK_MS_MAX must be a whole number of milliseconds from {low} to {high}")
-    return int(text)
-
-
-def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: int) -> int | None:
-    """The think time an expert seat gets, as its creation answer shows it: what it asked for, at
-    most `cap`; None (the game's default budget) when it asked nothing and that is within the cap."""
-    if level != "expert":
-        return asked
-    if asked is None:
-        return cap if cap < default_budget(game_id).think_ms else None
-    return min(asked, cap)
-
-
-class BotTurns:
-    """Asks the turn scheduler for bot turns and turn timeouts, and plays chains of bot turns."""
-
-    def __init__(self, dispatcher: TurnScheduler, think_ms_max: int = THINK_MS_MAX) -> None:
-        self.dispatcher = dispatcher
-        self.think_ms_max = think_ms_max
-
-    def note_waiting(self, loaded: LoadedGame) -> bool:
-        """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
-        game in the waiting index, so that a crash between the append and the enqueue (or the
-        timeout's scheduling) loses no turn (the reconciler finds the game). True if it was noted."""
-        due = loaded.bot_to_act() is not None or loaded.timeout_due()
-        if not due:
-            return False
-        try:
-            self.dispatcher.expect(loaded.id, loaded.version)
-        except Exception:
-            log.exception("could not note the bot turn of %s at version %s", loaded.id, loaded.version)
-            return False
-        return True
-
-    def unnoted(self, game_ids: list[str]) -> list[str]:
-        """Those of the games that the waiting index does not hold (none when no index is kept)."""
-        return self.dispatcher.unnoted(game_ids)
-
-    def schedule(self, loaded: LoadedGame) -> None:
-        """Ask for the next bot turn (on the queue of its bot's level), or say that none is due; the
-        action is already stored, so a failure here is only logged (the waiting index and the
-        reconciler cover it)."""
-        try:
-            bot = loaded.bot_to_act()
-            if bot is not None:
-                self.dispatcher.schedule(
-                    loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue_for(bot.level)
-                )
-            elif loaded.timeout_due():
-                self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
-            elif loaded.workers_may_wait():
-                self.dispatcher.settle(loaded.id, loaded.version)
-        except Exception:
-            log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
-        self.schedule_timeout(loaded)
-
-    # ------------------------------------------------------------ turn timeouts
-
-    def schedule_timeout(self, loaded: LoadedGame) -> None:
-        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: the game
-        is in the waiting index, so the reconciler schedules a timeout that is lost here)."""
-        if loaded.turn_seconds is None:
-            return
-        if not loaded.humans_to_act():
-            return
-        try:
-            self.dispatcher.schedule_timeout(loaded.id, loaded.version, loaded.turn_seconds)
-        except Exception:
-            log.exception("could not schedule the turn timeout of %s at version %s", loaded.id, loaded.version)
-
-    def cancel_timeout(self, before: LoadedGame) -> None:
-        """The game moved on from `before`: its turn timeout, if any, is moot."""
-        if before.turn_seconds is None:
-            return
-        try:
-            self.dispatcher.cancel_timeout(before.id, before.version)
-        except Exception:
-            log.exception("could not cancel the turn timeout of %s at version %s", before.id, before.version)
-
-
-# ---------------------------------------------------------------- the loop
-
-
-class Turns(Protocol):
-    """Which due turns one job plays, and how: a chain of bot turns, or a turn timeout's moves."""
-
-    stale: str  # the outcome when the version the job was for is gone before its first move
-    idle: str  # the outcome when nothing was due
-
-    def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
-        """The next turn on `loaded` after `played` turns: (seat, action, system reason), or None to stop."""
-
-    def done(self, loaded: LoadedGame, seat: int) -> None:
-        """`seat`'s turn at `loaded` was stored."""
-
-
-def play_due_turns(games: GameService, game_id: str, version: int, turns: Turns) -> str:
-    """Play the turns due at `version` and those right after it, as `turns` picks them.
-
-    Each turn is its own compare-and-append at the version it was decided on (GameService.act_at), so a
-    second run of the same (game, version) can never play twice and a person who acted first wins. The
-    loop ends when `turns` has no next one, when someone else appended (they scheduled what follows),
-    or at the end of the game; then the last state is scheduled as after any append (one job, not one
-    per version played). Says what happened: played, `turns.stale` (the version moved before the first
-    move) or `turns.idle` (nothing was due).
-    """
-    loaded = games.repository.load(game_id)
-    if loaded.version != version:
-        return "stale"
-    played = 0
-    try:
-        while (turn := turns.next(loaded, played)) is not None:
-            seat, action, reason = turn
-            try:
-                new = games.act_at(loaded, seat, action, reason)
-            except VersionConflict:  # someone else appended at this version and scheduled what follows
-                return "played" if played else turns.stale
-            played += 1
-            turns.done(loaded, seat)
-            loaded = games.repository.load(game_id)
-            if loaded.version != new.version:
-                return "played"  # someone else appended after us and scheduled what follows
-    except Exception:
-        if played:
-            games.bots.schedule(loaded)  # best effort; the reconciler covers a failure
-        raise
-    games.bots.schedule(loaded)
-    return "played" if played else turns.idle
+# ---------------------------------------------------------------- which turns a job plays
 
 
 class BotChain:
@@ -211,26 +63,20 @@ class BotChain:
         elif time.monotonic() >= self.deadline or loaded.person_may_call():
             return None
         bot = loaded.bot_to_act()
-        if bot is None or bot.level is None or played >= self.max_turns:
+        if bot is None or played >= self.max_turns:
             return None
-        if self.lane is not None and queue_for(bot.level) != self.lane:
+        controller = controller_of(bot)
+        if self.lane is not None and controller.turn_queue != self.lane:
             return None  # that bot's turn is for the other queue's workers
-        self.lane = queue_for(bot.level)
-        return bot.seat, bot_action(loaded, bot, self.think_ms_max), None
+        action = controller.decide(loaded.snap, bot.seat, self.think_ms_max)
+        if action is None:
+            return None  # decided elsewhere: its turn is on its own queue
+        self.lane = controller.turn_queue
+        return bot.seat, action, None
 
     def done(self, loaded: LoadedGame, seat: int) -> None:
         metrics.observe_bot_turn(loaded.config.game, time.time() if self.due_at is None else self.due_at)
         self.due_at = time.time()
-
-
-def bot_action(loaded: LoadedGame, bot: Seat, think_ms_max: int) -> dict[str, Any]:
-    """The action of the bot in seat `bot` from its seat's view; an expert thinks at most `think_ms_max`
-    a move."""
-    assert bot.level is not None
-    view = engine.view(loaded.snap, bot.seat)
-    rng = loaded.config.private_stream(f"bot/{bot.seat}/{loaded.version}")
-    budget = budget_for(loaded.config.game, bot.think_ms, time.monotonic, cap=think_ms_max)
-    return choose_action(loaded.config.game, bot.level, view, view["you"]["legal"], rng, budget)
 
 
 class TimedOut:
@@ -273,10 +119,10 @@ def play_bot_turns(
 ) -> str:
     """Play the bot turn due at `version` and the bot turns right after it (BotChain): played, stale,
     conflict or no_bot_to_act."""
-    return play_due_turns(games, game_id, version, BotChain(games.bots.think_ms_max, max_turns, max_seconds, due_at))
+    return games.play_due_turns(game_id, version, BotChain(games.think_ms_max, max_turns, max_seconds, due_at))
 
 
 def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
     """Play the `greedy` move for each human seat that was to act at `version` and still is (TimedOut):
     played, stale (the game moved on) or no_human_to_act."""
-    return play_due_turns(games, game_id, version, TimedOut())
+    return games.play_due_turns(game_id, version, TimedOut())

@@ -69,14 +69,14 @@ class VersionConflict(PlayError):
         self.current = current
 
 
-class RuleViolation(Refusal):
+class RulesRefusal(Refusal):
     """The rules refuse the action; `rule` names the rule (domain.errors.RuleViolation)."""
 
 
 def refusal(error: DomainError) -> PlayError:
-    """The domain's refusal as the play layer's: the rules' as RuleViolation, malformed input as
+    """The domain's refusal as the play layer's: the rules' as RulesRefusal, malformed input as
     InvalidRequest, each with the domain's code, detail and rule id."""
-    kind = RuleViolation if isinstance(error, DomainRuleViolation) else InvalidRequest
+    kind = RulesRefusal if isinstance(error, DomainRuleViolation) else InvalidRequest
     return kind(error.code, error.detail, error.rule)
 
 
@@ -116,10 +116,10 @@ class StreamDamaged(PlayError):
         super().__init__("the stored game does not replay; GET its /audit for the first bad event")
 
 
-class NoGameId(PlayError):
+class NoFreeGameId(PlayError):
     """No free game id was found: the store answered `exists` to every one tried."""
 
-    code = "store_unavailable"
+    code = "store_unavailable"  # to the client, a store that cannot take a new game now
 
     def __init__(self) -> None:
         super().__init__("could not allocate a game id")

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from service.play.loaded_game import LoadedGame, Seat
+from service.play.loaded_game import LoadedGame
+from service.play.seats import Seat
 
 META_REQUIRED = frozenset({"game", "seats", "tokens", "options", "seed", "seed_source", "decks", "created_at"})
 META_OPTIONAL = frozenset({"nonce", "rules_version", "turn_seconds"})  # absent in games made before them

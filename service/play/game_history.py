@@ -14,9 +14,10 @@ from typing import Any
 from domain import engine
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
 from service.play.errors import EventOutOfRange, GameNotFound, PlayError, TooManyDisputes
-from service.play.game_service import GameService, LoadedGame
+from service.play.game_repository import GameRepository
 from service.play.game_view import render
-from service.play.ports import DisputeLog, KeptAnswers
+from service.play.loaded_game import LoadedGame
+from service.play.ports import Clock, DisputeLog, EventLog, KeptAnswers
 from service.storage.outcomes import GameGone, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -37,15 +38,21 @@ class GameHistory:
     """Replays, records, audits and disputes of stored games."""
 
     def __init__(
-        self, games: GameService, answers: KeptAnswers, disputes: DisputeLog, disputes_per_seat: int = DISPUTES_PER_SEAT
+        self,
+        repository: GameRepository,
+        store: EventLog,
+        answers: KeptAnswers,
+        disputes: DisputeLog,
+        clock: Clock,
+        disputes_per_seat: int = DISPUTES_PER_SEAT,
     ) -> None:
-        """`answers`: where the answers of a game that can no longer change are kept; `disputes`: the games'
-        disputes, at most `disputes_per_seat` a seat in a game."""
-        self.games = games
-        self.repository = games.repository
-        self.store = games.store
+        """`store`: the games' events; `answers`: where the answers of a game that can no longer change are
+        kept; `disputes`: the games' disputes, at most `disputes_per_seat` a seat in a game."""
+        self.repository = repository
+        self.store = store
         self.answers = answers
         self.dispute_log = disputes
+        self.clock = clock
         self.disputes_per_seat = disputes_per_seat
 
     # ------------------------------------------------------------ replay
@@ -178,7 +185,7 @@ class GameHistory:
             "seat": seat,
             "seq": seq,
             "reason": reason,
-            "at": self.games.clock(),
+            "at": self.clock(),
             "verdict": verdict,
             "event_ok": bad is None or bad > seq,
         }

@@ -10,7 +10,7 @@ import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from domain import engine
 from domain.chain import canonical_json, chain_records
@@ -19,29 +19,27 @@ from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play import game_header
-from service.play.due_turns import BotTurns, effective_think_ms, think_ms_max_from_env
 from service.play.errors import (
     IdempotencyKeyReused,
     InvalidRequest,
-    NoGameId,
-    RuleViolation,
+    NoFreeGameId,
+    RulesRefusal,
     Unauthorized,
     VersionConflict,
     refusal,
     token_needed,
 )
-from service.play.event_limits import event_limits_from_env
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
-from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, Seat, token_digest
-from service.play.ports import Clock, EventLog, GameCounter, GameNotes, TurnScheduler, epoch_of
+from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, token_digest
+from service.play.ports import Clock, EventLog, GameCounter, GameNotes, epoch_of
+from service.play.seats import Seat, controller_of, new_seat
+from service.play.turn_scheduler import TurnScheduler
 from service.storage.outcomes import AppendResult, GameExists, StoreUnavailable
-from service.storage.snapshots import SnapshotCache
 
 __all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
 RETRIES_WITHOUT_VERSION = 5
-DEFAULT_BOT = "greedy"
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
 NO_TOKEN = token_needed("an action")
 INTERNAL_FIELD_PREFIX = "~"  # idempotency fields the service makes (a client's start with its seat)
@@ -53,38 +51,31 @@ def utc_now() -> str:
 
 
 class GameService:
-    """Creates games and runs actions through the rules; reads games through its GameRepository."""
+    """The command use cases: create a game, act in it (a person by token, or a seat), play the turns
+    that are due, abandon it. Its collaborators are given (service/bootstrap.py wires them)."""
 
     def __init__(
         self,
         store: EventLog,
-        dispatcher: TurnScheduler,
-        clock: Clock = utc_now,
-        *,
+        repository: GameRepository,
         index: GameNotes,
         counts: GameCounter,
-        snapshots: SnapshotCache | None = None,
-        think_ms_max: int | None = None,
-        repository: GameRepository | None = None,
-        event_limits: EventLimits | None = None,
+        turns: TurnScheduler,
+        think_ms_max: int,
+        event_limits: EventLimits,
+        clock: Clock = utc_now,
     ) -> None:
         """`store`: the games' events and headers; `index`: where games are noted by their stage of life;
         `counts`: games counted as they start and finish; `think_ms_max`: the cap on an expert's think time a
-        move (default: EXPERT_THINK_MS_MAX, 2000); `snapshots` go to the repository made here unless one is
-        given; `event_limits`: a new game's default and largest `max_events` (C-9; default: MAX_EVENTS_DEFAULT
-        and MAX_EVENTS_LIMIT)."""
-        self.event_limits = event_limits if event_limits is not None else event_limits_from_env()
+        move; `event_limits`: a new game's default and largest `max_events` (C-9)."""
         self.store = store
-        self.repository = repository if repository is not None else GameRepository(store, snapshots)
-        self.bots = BotTurns(dispatcher, think_ms_max if think_ms_max is not None else think_ms_max_from_env())
-        self.clock = clock
+        self.repository = repository
         self.index = index
+        self.turns = turns
+        self.think_ms_max = think_ms_max
+        self.event_limits = event_limits
+        self.clock = clock
         self.counts = counts
-
-    @property
-    def dispatcher(self) -> TurnScheduler:
-        """Where bot turns and turn timeouts are asked for (service/play/ports.py)."""
-        return self.bots.dispatcher
 
     # ------------------------------------------------------------ create
 
@@ -110,18 +101,7 @@ class GameService:
             snap, events = engine.start(config)
         except DomainError as error:
             raise refusal(error) from error
-        seat_list = tuple(
-            Seat(
-                i,
-                s["kind"],
-                s.get("name") or _default_name(s, i),
-                s.get("level", DEFAULT_BOT) if s["kind"] == "bot" else None,
-                effective_think_ms(game, s.get("level", DEFAULT_BOT), s.get("think_ms"), self.bots.think_ms_max)
-                if s["kind"] == "bot"
-                else s.get("think_ms"),
-            )
-            for i, s in enumerate(seats)
-        )
+        seat_list = tuple(new_seat(i, request, game, self.think_ms_max) for i, request in enumerate(seats))
         source = "creator" if seed is not None else "server"
         return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
 
@@ -134,7 +114,7 @@ class GameService:
         events: list[Event],
         turn_seconds: int | None,
     ) -> dict[str, Any]:
-        tokens = [secrets.token_urlsafe(32) if seat.kind == "human" else None for seat in seats]
+        tokens = [secrets.token_urlsafe(32) if controller_of(seat).holds_token else None for seat in seats]
         digests = [token_digest(t) if t else None for t in tokens]
         commitment = _commitment_of(events)
         records = chain_records(events, 1, commitment, self.clock())
@@ -144,7 +124,7 @@ class GameService:
             loaded = LoadedGame(
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
             )
-            self.bots.note_waiting(loaded)
+            self.turns.note_waiting(loaded)
             self._index_write("note as started", game_id, self.index.started, epoch_of(records[0]["at"]))
             try:
                 self.store.create(game_id, meta, records)
@@ -152,10 +132,10 @@ class GameService:
             except GameExists:
                 continue
         else:
-            raise NoGameId()
+            raise NoFreeGameId()
         self.repository.remember(loaded)
         self._count(config.game, "started")
-        self.bots.schedule(loaded)
+        self.turns.schedule(loaded)
         return {
             "id": game_id,
             "game": config.game,
@@ -185,7 +165,7 @@ class GameService:
         seat = self.repository.seat_for_token(game_id, token)
         if seat is None:
             raise Unauthorized(NO_TOKEN)
-        return self._command(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
+        return self.submit(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
 
     def submit(
         self,
@@ -194,103 +174,160 @@ class GameService:
         body: Mapping[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
-    ) -> dict[str, Any]:
-        """Decide and append one action of `seat` (act's path once the seat is known)."""
-        return self._command(game_id, seat, body, expected_version, idempotency_key)
-
-    def act_at(
-        self, loaded: LoadedGame, seat: int, body: Mapping[str, Any], system_reason: str | None = None
-    ) -> LoadedGame:
-        """A due turn (service/play/due_turns.py): `seat`'s action decided on `loaded` and appended only
-        at its version; returns the game after it, VersionConflict when the game moved on. What follows
-        is left to the caller to schedule. `system_reason` (a turn timeout): the system plays the seat's
-        action, recorded with actor "system", the seat and the reason."""
-        response, new = self._decide(loaded, seat, body, system_reason)
-        stored = str(new.version)
-        result = self._append(loaded, new, response["events"], (internal_idempotency_field(), stored), False)
-        if not _applied(result, stored):
-            raise VersionConflict(loaded.version, result.version)
-        return new
-
-    def _command(
-        self,
-        game_id: str,
-        seat: int,
-        body: Mapping[str, Any],
-        expected_version: int | None,
-        idempotency_key: str | None,
         loaded: LoadedGame | None = None,
     ) -> dict[str, Any]:
-        """submit, with a client's Idempotency-Key answered once; `loaded`: the game as act just
-        loaded it, which the first attempt decides on instead of reading the stream again."""
-        idem = self._idempotency(game_id, seat, body, idempotency_key)
-        if idem is not None:
-            prior = self.store.idempotent_answer(game_id, idem[0])
-            if prior is not None:
-                return _replay(prior, idem[1])
+        """`seat`'s action, decided on the game as it is now and appended at that version (act's path once
+        the seat is known); a client's Idempotency-Key is answered once. `loaded`: the game as just
+        loaded, which the first attempt decides on instead of reading the stream again."""
+        key = _client_key(seat, body, idempotency_key)
+        if key is not None and (prior := self._prior_answer(game_id, key)) is not None:
+            return prior
         try:
-            return self._submit(game_id, seat, body, expected_version, idem, loaded)
-        except (VersionConflict, RuleViolation, IdempotencyKeyReused):
+            return self._decide_and_append(game_id, seat, body, expected_version, key, loaded)
+        except (VersionConflict, RulesRefusal, IdempotencyKeyReused):
             # A retry racing its own first request: the first one appended after our look-up above, so
             # this one was decided on the state after it (a conflict, or a rule's refusal). The first answer wins.
-            if idem is None:
-                raise
-            prior = self.store.idempotent_answer(game_id, idem[0])
+            prior = self._prior_answer(game_id, key) if key is not None else None
             if prior is None:
                 raise
-            return _replay(prior, idem[1])
+            return prior
 
-    def _submit(
+    def play_due_turns(self, game_id: str, version: int, turns: Turns) -> str:
+        """Play the turns due at `version` and those right after it, as `turns` picks them.
+
+        Each turn is its own compare-and-append at the version it was decided on (`play_due_turn`), so a
+        second run of the same (game, version) can never play twice and a person who acted first wins. The
+        loop ends when `turns` has no next one, when someone else appended (they scheduled what follows),
+        or at the end of the game; then the last state is scheduled as after any append (one job, not one
+        per version played). Says what happened: played, `turns.stale` (the version moved before the first
+        move) or `turns.idle` (nothing was due).
+        """
+        loaded = self.repository.load(game_id)
+        if loaded.version != version:
+            return "stale"
+        played = 0
+        try:
+            while (turn := turns.next(loaded, played)) is not None:
+                seat, action, reason = turn
+                try:
+                    step = self.play_due_turn(loaded, seat, action, reason)
+                except VersionConflict:  # someone else appended at this version and scheduled what follows
+                    return "played" if played else turns.stale
+                played += 1
+                turns.done(loaded, seat)
+                loaded = self.repository.load(game_id)
+                if loaded.version != step.game.version:
+                    return "played"  # someone else appended after us and scheduled what follows
+        except Exception:
+            if played:
+                self.turns.schedule(loaded)  # best effort; the reconciler covers a failure
+            raise
+        self.turns.schedule(loaded)
+        return "played" if played else turns.idle
+
+    def play_due_turn(
+        self, loaded: LoadedGame, seat: int, action: Mapping[str, Any], system_reason: str | None = None
+    ) -> Step:
+        """A due turn (service/play/due_turns.py): `seat`'s action decided on `loaded` and appended only
+        at its version; returns the step (its records, the game after it), VersionConflict when the game
+        moved on. What follows is left to the caller to schedule, once after its last turn.
+        `system_reason` (a turn timeout): the system plays the seat's action, recorded with actor
+        "system", the seat and the reason."""
+        step = self._decide(loaded, lambda snap: engine.act(snap, seat, action), system_reason)
+        self._append_at(loaded, step)
+        return step
+
+    def abandon(self, game_id: str, reason: str, version: int | None = None) -> list[dict[str, Any]]:
+        """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a
+        compare-and-append at the version it was decided on; returns the records appended. `version`:
+        only at that version (where the caller found the game idle); VersionConflict when it moved on."""
+        loaded = self.repository.load(game_id)
+        if version is not None and loaded.version != version:
+            raise VersionConflict(version, loaded.version)
+        step = self._decide(loaded, lambda snap: engine.abandon(snap, reason))
+        self.turns.note_waiting(step.game)
+        self._append_at(loaded, step)
+        self.turns.schedule(step.game)
+        return step.records
+
+    def _decide_and_append(
         self,
         game_id: str,
         seat: int,
         body: Mapping[str, Any],
         expected_version: int | None,
-        idem: tuple[str, str] | None,
-        current: LoadedGame | None = None,
+        key: ClientKey | None,
+        current: LoadedGame | None,
     ) -> dict[str, Any]:
+        """Decide `seat`'s action and append it; without an expected version, decided again on the game
+        as it is when another append came first (at most RETRIES_WITHOUT_VERSION times)."""
         usable = current is not None and expected_version in (None, current.version)
-        field = idem[0] if idem else internal_idempotency_field()
+        field = key.field if key else internal_idempotency_field()
         for attempt in range(RETRIES_WITHOUT_VERSION):
             loaded = current if attempt == 0 and usable and current is not None else self.repository.load(game_id)
             if expected_version is not None and expected_version != loaded.version:
                 raise VersionConflict(expected_version, loaded.version)
-            response, new = self._decide(loaded, seat, body)
-            # a client's key keeps the whole answer (a retry replays it); an internal one only the version
-            stored = json.dumps({"body": idem[1], "response": response}) if idem else str(new.version)
-            result = self._append(loaded, new, response["events"], (field, stored), True)
+            step = self._decide(loaded, lambda snap: engine.act(snap, seat, body))
+            response = {
+                "version": step.game.version,
+                "events": step.records,
+                "state": render(step.game, step.game.snap, seat),
+            }
+            # a client's key keeps the whole answer (a retry gets it again); an internal one only the version
+            stored = json.dumps({"body": key.body_digest, "response": response}) if key else str(step.game.version)
+            self.turns.note_waiting(step.game)
+            result = self._append(loaded, step, (field, stored))
             if _applied(result, stored):
+                self.turns.schedule(step.game)
                 return response
             if result.outcome == "duplicate":
-                assert idem is not None and result.prior is not None
-                return _replay(result.prior, idem[1])
+                assert key is not None and result.prior is not None
+                return _stored_answer(result.prior, key.body_digest)
             if expected_version is not None:
                 raise VersionConflict(expected_version, result.version)
         raise VersionConflict(loaded.version, loaded.version + 1)
 
-    def _append(
+    def _prior_answer(self, game_id: str, key: ClientKey) -> dict[str, Any] | None:
+        """The answer stored under a client's Idempotency-Key, if any (IdempotencyKeyReused for another body)."""
+        prior = self.store.idempotent_answer(game_id, key.field)
+        return None if prior is None else _stored_answer(prior, key.body_digest)
+
+    def _decide(
         self,
         loaded: LoadedGame,
-        new: LoadedGame,
-        records: list[dict[str, Any]],
-        idempotency: tuple[str, str],
-        schedule_bots: bool,
-    ) -> AppendResult:
-        """Compare-and-append `records` at `loaded`'s version, with the bookkeeping around it. With
-        `schedule_bots`, what follows is noted before and scheduled after; without, the caller (a
-        chain of due turns) schedules once, after its last turn."""
-        if schedule_bots:
-            self.bots.note_waiting(new)
-        self._note_ending(new, records)
-        result = self.store.append(loaded.id, loaded.version, records, idempotency)
+        decision: Callable[[engine.Snapshot[Any]], tuple[engine.Snapshot[Any], list[Event]]],
+        system_reason: str | None = None,
+    ) -> Step:
+        """The rules' `decision` on `loaded` (engine.act, engine.abandon) as the records to append and the
+        game after them; the rules' refusal as the play layer's."""
+        try:
+            snap, events = decision(loaded.snap)
+        except DomainError as error:
+            raise refusal(error) from error
+        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock(), system_reason)
+        return Step(records, dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"]))
+
+    def _append_at(self, loaded: LoadedGame, step: Step) -> None:
+        """Append `step` only at `loaded`'s version, with an idempotency field of its own; VersionConflict
+        when the game moved on."""
+        stored = str(step.game.version)
+        result = self._append(loaded, step, (internal_idempotency_field(), stored))
+        if not _applied(result, stored):
+            raise VersionConflict(loaded.version, result.version)
+
+    def _append(self, loaded: LoadedGame, step: Step, idempotency: tuple[str, str]) -> AppendResult:
+        """Compare-and-append `step` at `loaded`'s version, with the bookkeeping around it (the game's
+        end in the indexes, the cache, the metrics, the turn timeout it ends). What follows is noted
+        and scheduled by the caller: each action's, a chain of due turns once after its last."""
+        new = step.game
+        self._note_ending(new, step.records)
+        result = self.store.append(loaded.id, loaded.version, step.records, idempotency)
         if _applied(result, idempotency[1]):
             self._ended(new)
             self.repository.appended(loaded, new)
-            if new.snap.finished:
+            if new.snap.finished and new.snap.abandoned is None:  # an abandoned game is not counted
                 self._count(new.config.game, "finished")
-            self.bots.cancel_timeout(loaded)
-            if schedule_bots:
-                self.bots.schedule(new)
+            self.turns.cancel_timeout(loaded)
         return result
 
     def _count(self, game: str, moment: str) -> None:
@@ -299,17 +336,6 @@ class GameService:
             self.counts.count_game(game, moment)
         except StoreUnavailable:
             log.warning("could not count a %s game as %s", game, moment)
-
-    def _decide(
-        self, loaded: LoadedGame, seat: int, body: Mapping[str, Any], system_reason: str | None = None
-    ) -> tuple[dict[str, Any], LoadedGame]:
-        try:
-            snap, events = engine.act(loaded.snap, seat, body)
-        except DomainError as error:
-            raise refusal(error) from error
-        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock(), system_reason)
-        new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
-        return {"version": snap.version, "events": records, "state": render(new, snap, seat)}, new
 
     # ------------------------------------------------------------ the end of a game
 
@@ -339,37 +365,6 @@ class GameService:
             return False
         return True
 
-    def abandon(self, game_id: str, reason: str, version: int | None = None) -> list[dict[str, Any]]:
-        """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a
-        compare-and-append at the version it was decided on; returns the records appended. `version`:
-        only at that version (where the caller found the game idle); VersionConflict when it moved on."""
-        loaded = self.repository.load(game_id)
-        if version is not None and loaded.version != version:
-            raise VersionConflict(version, loaded.version)
-        try:
-            snap, events = engine.abandon(loaded.snap, reason)
-        except DomainError as error:
-            raise refusal(error) from error
-        records = chain_records(events, loaded.version + 1, loaded.last_hash, self.clock())
-        new = dataclasses.replace(loaded, snap=snap, last_hash=records[-1]["hash"])
-        self._note_ending(new, records)
-        stored = str(new.version)
-        result = self.store.append(game_id, loaded.version, records, (internal_idempotency_field(), stored))
-        if not _applied(result, stored):
-            raise VersionConflict(loaded.version, result.version)
-        self._ended(new)
-        self.repository.remember(new)
-        self.bots.cancel_timeout(loaded)
-        self.bots.schedule(new)
-        return records
-
-    @staticmethod
-    def _idempotency(game_id: str, seat: int, body: Mapping[str, Any], key: str | None) -> tuple[str, str] | None:
-        if key is None:
-            return None
-        digest = hashlib.sha256(canonical_json(dict(body)).encode("utf-8")).hexdigest()
-        return f"{seat}:{key}", digest
-
 
 def internal_idempotency_field() -> str:
     """An append's own idempotency field, made once per action that brings no Idempotency-Key: it makes
@@ -384,17 +379,49 @@ def _applied(result: AppendResult, stored: str) -> bool:
     return result.outcome == "ok" or (result.outcome == "duplicate" and result.prior == stored)
 
 
-def _default_name(seat: Mapping[str, Any], index: int) -> str:
-    return f"{seat.get('level', DEFAULT_BOT)} bot {index}" if seat["kind"] == "bot" else f"Player {index}"
-
-
 def _commitment_of(events: list[Event]) -> str:
     created = events[0]
     assert isinstance(created, engine.GameCreated)
     return created.seed_commitment
 
 
-def _replay(prior: str, body_digest: str) -> dict[str, Any]:
+class Turns(Protocol):
+    """Which due turns one job plays, and how (service/play/due_turns.py): a chain of bot turns, or a
+    turn timeout's moves."""
+
+    stale: str  # the outcome when the version the job was for is gone before its first move
+    idle: str  # the outcome when nothing was due
+
+    def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
+        """The next turn on `loaded` after `played` turns: (seat, action, system reason), or None to stop."""
+
+    def done(self, loaded: LoadedGame, seat: int) -> None:
+        """`seat`'s turn at `loaded` was stored."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One decided step of a game: the records it appends and the game after them."""
+
+    records: list[dict[str, Any]]
+    game: LoadedGame
+
+
+@dataclasses.dataclass(frozen=True)
+class ClientKey:
+    """A client's Idempotency-Key in a game: its field (`<seat>:<key>`) and the digest of its request's body."""
+
+    field: str
+    body_digest: str
+
+
+def _client_key(seat: int, body: Mapping[str, Any], key: str | None) -> ClientKey | None:
+    if key is None:
+        return None
+    return ClientKey(f"{seat}:{key}", hashlib.sha256(canonical_json(dict(body)).encode("utf-8")).hexdigest())
+
+
+def _stored_answer(prior: str, body_digest: str) -> dict[str, Any]:
     stored = json.loads(prior)
     if stored["body"] != body_digest:
         raise IdempotencyKeyReused()

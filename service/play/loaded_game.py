@@ -10,6 +10,7 @@ from typing import Any
 
 from domain import engine
 from service.play.errors import Unauthorized
+from service.play.seats import Seat, controller_of
 
 CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
 
@@ -30,26 +31,6 @@ def seat_of_token(token: str, digests: Sequence[str | None]) -> int:
     if found is None:
         raise Unauthorized()
     return found
-
-
-@dataclasses.dataclass(frozen=True)
-class Seat:
-    """A seat as created: human or bot."""
-
-    seat: int
-    kind: str
-    name: str
-    level: str | None = None
-    think_ms: int | None = None
-
-    def public(self) -> dict[str, Any]:
-        """The seat without secrets."""
-        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
-        if self.level is not None:
-            out["level"] = self.level
-        if self.think_ms is not None:
-            out["think_ms"] = self.think_ms
-        return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,15 +55,15 @@ class LoadedGame:
         return seat_of_token(token, self.token_digests)
 
     def bot_to_act(self) -> Seat | None:
-        """The first bot seat that may act now, if any."""
+        """The first seat that may act now whose turn the service asks for (a bot's), if any."""
         for seat in self.snap.to_act():
-            if self.seats[seat].kind == "bot":
+            if controller_of(self.seats[seat]).turn_queue is not None:
                 return self.seats[seat]
         return None
 
     def humans_to_act(self) -> list[int]:
-        """The human seats that may act now."""
-        return [seat for seat in self.snap.to_act() if self.seats[seat].kind == "human"]
+        """The seats that may act now and act with a token of their own (the people's)."""
+        return [seat for seat in self.snap.to_act() if controller_of(self.seats[seat]).holds_token]
 
     def timeout_due(self) -> bool:
         """A person is to act in a game with `turn_seconds`: a turn timeout must be on the clock."""
@@ -90,12 +71,12 @@ class LoadedGame:
 
     def workers_may_wait(self) -> bool:
         """Whether the game can ever wait for the workers (a bot seat, or turn timeouts)."""
-        return self.turn_seconds is not None or any(seat.kind == "bot" for seat in self.seats)
+        return self.turn_seconds is not None or any(controller_of(seat).turn_queue is not None for seat in self.seats)
 
     def person_may_call(self) -> bool:
         """A person may act out of turn now (a Go5 call, V-13): a bot due waits CALL_GRACE_SECONDS
         first, as a player at the table gives the others a moment to call."""
-        return any(self.seats[seat].kind == "human" for seat in self.snap.out_of_turn())
+        return any(controller_of(self.seats[seat]).holds_token for seat in self.snap.out_of_turn())
 
     def bot_delay_seconds(self) -> int:
         """How long a bot due now waits before it acts: CALL_GRACE_SECONDS while a person may call."""

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from service.storage.keys import BOT_QUEUE, EXPERT_QUEUE
+from service.storage.keys import BOT_QUEUE
 from service.storage.outcomes import AppendResult
 
 Clock = Callable[[], str]  # the service clock: ISO 8601 in UTC, to the millisecond (game_service.utc_now)
@@ -66,6 +66,16 @@ class DisputeLog(Protocol):
         """How many disputes `seat` has filed in the game."""
 
 
+class TicketBook(Protocol):
+    """Single-use stream tickets, kept by their digest with an expiry."""
+
+    def put_ticket(self, game_id: str, digest: str, seat: int, seconds: int) -> None:
+        """Keep a ticket (by its digest) for `seat` of the game, for `seconds`."""
+
+    def take_ticket(self, game_id: str, digest: str) -> int | None:
+        """The seat of a ticket, which is gone from then on; None when unknown, used or expired."""
+
+
 class GameNotes(Protocol):
     """The games by their stage of life, as the command path notes them (best effort: never fails a move)."""
 
@@ -86,7 +96,7 @@ class GameCounter(Protocol):
         """Count a game of type `game` that has `moment` (started, finished)."""
 
 
-class TurnScheduler(Protocol):
+class TurnDispatcher(Protocol):
     """Where due turns go: a bot's turn, a person's turn timeout, and the record of games that wait for one."""
 
     def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
@@ -109,7 +119,7 @@ class TurnScheduler(Protocol):
 
 
 class NoDispatcher:
-    """A turn scheduler that schedules nothing and notes nothing (for tools that only read)."""
+    """A turn dispatcher that schedules nothing and notes nothing (for tools that only read)."""
 
     def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         return None
@@ -128,12 +138,6 @@ class NoDispatcher:
 
     def cancel_timeout(self, game_id: str, version: int) -> None:
         return None
-
-
-def queue_for(level: str | None) -> str:
-    """The lane (the turn queue) a bot turn of this level goes on: experts think for up to a couple of
-    seconds a move, so they have their own and the other bots keep their pace."""
-    return EXPERT_QUEUE if level == "expert" else BOT_QUEUE
 
 
 def epoch_of(at: str) -> float:

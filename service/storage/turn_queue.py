@@ -10,9 +10,9 @@ Keys (outside the games' hash tags):
   rq:…           RQ's own keys for the queues "bots" (random and greedy bots, turn timeouts) and
                  "bots-expert" (expert bots), on the queue's plain Redis (QUEUE_REDIS_URL).
 
-A bot turn goes on the queue of its bot's level (service/play/ports.py's `queue_for`): experts think
-for up to a couple of seconds a move, so they have a queue of their own and the other bots keep their
-pace while experts think (docs/operations.md, "Expert bots").
+A bot turn goes on the queue its seat's controller names (service/play/seats.py): experts think for up to a couple of
+seconds a move, so they have a queue of their own and the other bots keep their pace while experts
+think (docs/operations.md, "Expert bots").
 
 Turn timeouts (games with `turn_seconds`) are jobs on the same queue, scheduled with RQ's scheduler
 (`rq:scheduled:bots`) one per (game, version) at which a human is to act, and deleted from the

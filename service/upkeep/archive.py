@@ -25,6 +25,7 @@ from service.play import game_header
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.ports import epoch_of
+from service.play.seats import holds_token
 from service.storage.archive_store import StoredGame
 from service.storage.game_index import GameIndex
 from service.storage.outcomes import RestoreRefused, StoreUnavailable
@@ -46,7 +47,7 @@ class Archive:
         self.service = service
         self.store = store.archive
         self.index: GameIndex = store.index
-        self.history = GameHistory(service, store.packing, store.disputes)
+        self.history = GameHistory(service.repository, store.events, store.packing, store.disputes, service.clock)
 
     # ------------------------------------------------------------ export
 
@@ -206,7 +207,7 @@ def _meta_misfit(record: dict[str, Any], meta: dict[str, str]) -> str | None:
     differ = sorted(key for key, value in stated.items() if value != recorded[key])
     if differ:
         return f"its meta does not state the record's {', '.join(differ)}"
-    humans = [isinstance(seat, dict) and seat.get("kind") == "human" for seat in seats]
+    humans = [holds_token(seat) for seat in seats]
     if not isinstance(tokens, list) or [_is_digest(token) for token in tokens] != humans:
         return "its meta does not hold one token digest for each human seat (and none for a bot)"
     return None

@@ -34,7 +34,7 @@ from itertools import islice
 from typing import Any
 
 from domain.engine import SeedRevealed
-from service.play.errors import GameNotFound, RuleViolation, VersionConflict
+from service.play.errors import GameNotFound, RulesRefusal, VersionConflict
 from service.play.game_service import GameService, LoadedGame
 from service.play.ports import epoch_of
 from service.storage.keys import ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY
@@ -160,9 +160,9 @@ class Lifecycle:
         """Of the running games that the waiting index does not hold, note those with a bot or a turn
         timeout due (its write and its job were both lost): the reconciler then asks for the turn."""
         noted = set()
-        for game_id in self.service.bots.unnoted(running):
+        for game_id in self.service.turns.unnoted(running):
             loaded = self._load(game_id)
-            if loaded is not None and self.service.bots.note_waiting(loaded):
+            if loaded is not None and self.service.turns.note_waiting(loaded):
                 noted.add(game_id)
         return noted
 
@@ -200,7 +200,7 @@ class Lifecycle:
         days = self.settings.abandon_after_days
         try:
             self.service.abandon(game_id, f"no action for {days} days", loaded.version)
-        except (VersionConflict, RuleViolation):  # someone acted meanwhile: not idle after all
+        except (VersionConflict, RulesRefusal):  # someone acted meanwhile: not idle after all
             return False
         self.packing.compact(game_id)
         self.index.packed(game_id)

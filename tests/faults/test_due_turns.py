@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from domain import engine
-from service.play.due_turns import bot_action
+from service.play.seats import controller_of
 from service.storage.event_store import _APPEND
 from tests.faults.conftest import Proxied
 from tests.faults.redis_proxy import Fault, FaultPlan, RedisProxy, Rule
@@ -35,7 +35,7 @@ def test_a_bot_turn_whose_reply_is_lost_is_played_once(
     created = proxied.create({"game": "golf", "seats": [{"kind": "bot", "level": "greedy"}, {"kind": "human"}]})
     games = proxied.app.extensions["games"]
     loaded = games.repository.load(created["id"])
-    action = bot_action(loaded, loaded.seats[0], games.bots.think_ms_max)
+    action = controller_of(loaded.seats[0]).decide(loaded.snap, 0, games.think_ms_max)
     expected = len(engine.act(loaded.snap, 0, action)[1])
     lose_the_next_append_reply(proxy)
     assert proxied.dispatcher.drain(limit=1) == ["played"]

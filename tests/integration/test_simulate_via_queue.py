@@ -31,7 +31,17 @@ def test_via_queue_plays_every_game_through_the_service_and_sums_them_up(
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert set(summary) == {"game", "games", "games_per_second", "rounds_per_game", "turns_per_game", "seats"}
+    assert set(summary) == {
+        "game",
+        "games",
+        "games_per_second",
+        "rounds_per_game",
+        "turns_per_game",
+        "events_per_game",
+        "events_max",
+        "event_limit_ends",
+        "seats",
+    }
     assert summary["game"] == "golf" and summary["games"] == GAMES
     assert summary["rounds_per_game"] == 1 and summary["turns_per_game"] > 0 and summary["games_per_second"] > 0
     assert [(s["seat"], s["level"]) for s in summary["seats"]] == [(0, "greedy"), (1, "random")]

@@ -64,8 +64,8 @@ def queue(queue_client: fakeredis.FakeRedis) -> Queue:
 
 
 def dispatcher_of(service: GameService) -> RQDispatcher:
-    assert isinstance(service.dispatcher, RQDispatcher)
-    return service.dispatcher
+    assert isinstance(service.turns.dispatcher, RQDispatcher)
+    return service.turns.dispatcher
 
 
 def reconciler(service: GameService) -> Reconciler:
@@ -192,7 +192,7 @@ def test_reconcile_enqueues_exactly_the_missing_jobs(
         rng = SeededStream("h", str(loaded.version))
         view, legal = engine.view(loaded.snap, bot.seat), engine.legal_actions(loaded.snap, bot.seat)
         action = choose_action("golf", bot.level, view, legal, rng)
-        service.act_at(loaded, bot.seat, action)  # stored as a chain stores its turns
+        service.play_due_turn(loaded, bot.seat, action)  # stored as a chain stores its turns
     now_h = service.repository.load(game_h).version
     assert now_h > version_h and service.repository.load(game_h).bot_to_act() is not None
     # I: a stale entry (a person is due), J: a game that does not exist.
@@ -255,13 +255,13 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
 ) -> None:
     game_id, version = create(service, TWO_BOTS)
     submitted: list[int | None] = []
-    real_act_at = service.act_at
+    real_act_at = service.play_due_turn
 
     def counting_act_at(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
         submitted.append(loaded.version)  # the version the turn is appended at
         return real_act_at(loaded, *args, **kwargs)
 
-    monkeypatch.setattr(service, "act_at", counting_act_at)
+    monkeypatch.setattr(service, "play_due_turn", counting_act_at)
     assert play_bot_turns(service, game_id, version, max_turns=5) == "played"
     after = service.repository.load(game_id)
     assert len(submitted) == 5, "five bot turns in one job"

@@ -13,8 +13,8 @@ import pytest
 from domain import engine
 from domain.shuffle import SeededStream, shuffle
 from service.app import create_app
-from service.play import due_turns as bot_turns
 from service.play import game_service as commands
+from service.play import seats
 from tests.conftest import RecordingDispatcher
 
 GAME_ID = "sameGameId12"
@@ -59,7 +59,7 @@ def test_the_policy_gets_derived_bytes_never_the_seed(monkeypatch: pytest.Monkey
     """The stream handed to a bot's policy is keyed by bytes derived from the seed and the nonce, not
     by the seed, nor by the game id: the policy cannot read the secret from its stream."""
     streams: list[SeededStream] = []
-    real_choose = bot_turns.choose_action
+    real_choose = seats.choose_action
 
     def spy(
         game: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
@@ -67,7 +67,7 @@ def test_the_policy_gets_derived_bytes_never_the_seed(monkeypatch: pytest.Monkey
         streams.append(rng)
         return real_choose(game, level, view, legal, rng, *a)
 
-    monkeypatch.setattr(bot_turns, "choose_action", spy)  # where the bot's chain calls the policy
+    monkeypatch.setattr(seats, "choose_action", spy)  # where the bot's chain calls the policy
     bot_moves("seed-a", monkeypatch)
     assert streams
     for stream in streams:

@@ -41,7 +41,7 @@ def played_golf(app: flask.Flask, stop_after: int | None = None) -> dict[str, An
     """A Golf game of two people, played to its end (or for `stop_after` actions)."""
     client = app.test_client()
     created = create(client, GOLF, humans=2)
-    dispatcher = app.extensions["games"].dispatcher
+    dispatcher = app.extensions["games"].turns.dispatcher
     play_with_humans(client, app, dispatcher, created, stop_after=stop_after)
     return created
 
@@ -188,7 +188,7 @@ def test_after_the_game_ends_a_spectator_sees_every_card_around_a_dispute_filed_
     app = app_with(fake_redis)
     client = app.test_client()
     created = create(client, GOLF, humans=2)
-    dispatcher = app.extensions["games"].dispatcher
+    dispatcher = app.extensions["games"].turns.dispatcher
     play_with_humans(client, app, dispatcher, created, stop_after=4)
     gid = created["id"]
     running_view = get_json(client, f"/v1/games/{gid}")

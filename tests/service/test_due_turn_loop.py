@@ -28,7 +28,7 @@ def make_service() -> tuple[GameService, RecordingDispatcher]:
 def person_acts_first(service: GameService, monkeypatch: pytest.MonkeyPatch, game_id: str) -> list[int]:
     """Seat 0 reveals after the loop has loaded the game and before its append; returns the versions
     the loop's appends were decided at."""
-    real_act_at = service.act_at
+    real_act_at = service.play_due_turn
     decided_at: list[int] = []
 
     def beaten(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
@@ -36,7 +36,7 @@ def person_acts_first(service: GameService, monkeypatch: pytest.MonkeyPatch, gam
         service.submit(game_id, 0, REVEAL)  # the person's action lands first
         return real_act_at(loaded, *args, **kwargs)
 
-    monkeypatch.setattr(service, "act_at", beaten)
+    monkeypatch.setattr(service, "play_due_turn", beaten)
     return decided_at
 
 

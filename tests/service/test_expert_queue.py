@@ -20,9 +20,10 @@ from domain.bots.expert import Budget, default_budget
 from domain.shuffle import SeededStream
 from service.app import create_app
 from service.bootstrap import game_service
-from service.play import due_turns as bot_turns
-from service.play.due_turns import ThinkCapError, play_bot_turns, think_ms_max_from_env
+from service.play import seats as seat_registry
+from service.play.due_turns import play_bot_turns
 from service.play.game_service import GameService
+from service.play.seats import ThinkCapError, think_ms_max_from_env
 from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
 from tests.conftest import RecordingDispatcher
@@ -74,8 +75,8 @@ def test_the_reconciler_requeues_a_lost_expert_turn_onto_the_expert_queue(server
     queue_client.delete(Queue(EXPERT_QUEUE, connection=queue_client).key, Job.key_for(job_id))
     assert job_ids(server, EXPERT_QUEUE) == []
 
-    assert isinstance(service.dispatcher, RQDispatcher)
-    repaired = Reconciler(service.dispatcher, functools.partial(waiting_for, service)).run_once()
+    assert isinstance(service.turns.dispatcher, RQDispatcher)
+    repaired = Reconciler(service.turns.dispatcher, functools.partial(waiting_for, service)).run_once()
     assert repaired == [(game["id"], game["version"])]
     assert job_ids(server, EXPERT_QUEUE) == [job_id]
     assert job_ids(server, BOT_QUEUE) == []
@@ -110,7 +111,7 @@ def test_the_creation_answer_shows_the_think_time_an_expert_gets(capped_client: 
 def budgets(monkeypatch: pytest.MonkeyPatch) -> list[Budget]:
     """The budgets the service hands to the bots' policies, one a turn."""
     seen: list[Budget] = []
-    real_choose = bot_turns.choose_action
+    real_choose = seat_registry.choose_action
 
     def spy(
         name: str, level: str, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], rng: SeededStream, *a: Any
@@ -118,7 +119,7 @@ def budgets(monkeypatch: pytest.MonkeyPatch) -> list[Budget]:
         seen.append(a[0])
         return real_choose(name, level, view, legal, rng, *a)
 
-    monkeypatch.setattr(bot_turns, "choose_action", spy)
+    monkeypatch.setattr(seat_registry, "choose_action", spy)
     return seen
 
 
@@ -132,7 +133,7 @@ def test_an_expert_thinks_at_most_the_cap_whatever_its_seat_asked(
     )
     assert [seat["think_ms"] for seat in game["seats"]] == [10_000, 10_000]
     assert play_bot_turns(make_service(server), game["id"], game["version"], max_turns=2) == "played"
-    assert budgets and {budget.think_ms for budget in budgets} == {bot_turns.THINK_MS_MAX}
+    assert budgets and {budget.think_ms for budget in budgets} == {seat_registry.THINK_MS_MAX}
 
 
 def test_an_expert_seat_that_asked_nothing_plays_its_games_default_budget(

@@ -406,9 +406,9 @@ def test_the_checker_catches_a_card_leaked_in_a_streamed_view(
 ) -> None:
     real_frame = live._view_frame
 
-    def leaky_frame(service: Any, game_id: str, seat: int) -> bytes:
-        frame = real_frame(service, game_id, seat)
-        stock = engine.full_view(service.repository.load(game_id).snap)["table"].get("stock") or []
+    def leaky_frame(games: Any, game_id: str, seat: int) -> bytes:
+        frame = real_frame(games, game_id, seat)
+        stock = engine.full_view(games.load(game_id).snap)["table"].get("stock") or []
         return frame.replace(b'"table":{', f'"table":{{"peek":"{stock[0]}",'.encode(), 1) if stock else frame
 
     monkeypatch.setattr(live, "_view_frame", leaky_frame)

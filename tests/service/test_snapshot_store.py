@@ -37,7 +37,7 @@ def played(redis: fakeredis.FakeRedis, game_id: str) -> str:
     game = engine.get_game(game_id)
     seats = [{"kind": "bot", "level": bot_level(game_id, i)} for i in range(game.min_players)]
     created = service.create_game(game_id, seats, small_options(game.describe()), f"stored-{game_id}")
-    service.dispatcher.drain()  # type: ignore[attr-defined]
+    service.turns.dispatcher.drain()  # type: ignore[attr-defined]
     return str(created["id"])
 
 

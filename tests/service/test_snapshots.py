@@ -58,8 +58,8 @@ def played_game(redis: fakeredis.FakeRedis, game_id: str, seed: str) -> str:
     players = game.min_players
     seats = [{"kind": "bot", "level": bot_level(game_id, i)} for i in range(players)]
     created = service.create_game(game_id, seats, small_options(game.describe()), seed)
-    assert service.dispatcher.service is service
-    service.dispatcher.drain()  # type: ignore[attr-defined]
+    assert service.turns.dispatcher.service is service
+    service.turns.dispatcher.drain()  # type: ignore[attr-defined]
     assert service.repository.load(created["id"]).snap.finished
     return str(created["id"])
 

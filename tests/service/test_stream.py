@@ -12,8 +12,8 @@ import flask
 import pytest
 from flask.testing import FlaskClient
 
-from service.api import stream_routes as live
 from service.app import create_app
+from service.play.stream_tickets import TICKET_SECONDS
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.helpers import assert_problem, redis_dump
 from tests.service.sse import SseReader, events_of
@@ -40,7 +40,7 @@ def ticket(client: FlaskClient, game_id: str, token: str) -> str:
     response = client.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(token))
     assert response.status_code == 201, response.get_data(as_text=True)
     body = response.get_json()
-    assert set(body) == {"ticket", "expires_in"} and body["expires_in"] == live.TICKET_SECONDS
+    assert set(body) == {"ticket", "expires_in"} and body["expires_in"] == TICKET_SECONDS
     assert body["ticket"] != token and len(body["ticket"]) >= 22
     text: str = body["ticket"]
     return text
@@ -165,8 +165,8 @@ def test_a_ticket_opens_one_stream_only(client: FlaskClient) -> None:
     assert_problem(client.get(f"/v1/games/{game_id}/stream?ticket={once}"), 401, "unauthorized")
 
 
-def test_a_ticket_expires(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(live, "TICKET_SECONDS", 1)
+def test_a_ticket_expires(app: flask.Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app.extensions["tickets"], "seconds", 1)
     created = create_golf(client, seats=TWO_HUMANS)
     game_id = created["id"]
     response = client.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(token_of(created, 0)))
@@ -199,7 +199,7 @@ def test_redis_keeps_only_the_ticket_digest_with_an_expiry(
     issued = ticket(client, created["id"], token_of(created, 0))
     keys = [key for key in fake_redis.keys("*") if ":ticket:" in key]
     assert len(keys) == 1 and keys[0].startswith(f"game:{{{created['id']}}}:ticket:")
-    assert 0 < fake_redis.ttl(keys[0]) <= live.TICKET_SECONDS
+    assert 0 < fake_redis.ttl(keys[0]) <= TICKET_SECONDS
     assert issued not in str(redis_dump(fake_redis))
 
 

@@ -243,9 +243,10 @@ def rq_service() -> GameService:
 
 
 def scheduled(service: GameService) -> dict[str, float]:
-    assert isinstance(service.dispatcher, RQDispatcher)
-    registry = ScheduledJobRegistry(queue=service.dispatcher.queue)
-    entries: list[tuple[bytes, float]] = service.dispatcher.connection.zrange(registry.key, 0, -1, withscores=True)  # type: ignore[assignment]
+    dispatcher = service.turns.dispatcher
+    assert isinstance(dispatcher, RQDispatcher)
+    registry = ScheduledJobRegistry(queue=dispatcher.queue)
+    entries: list[tuple[bytes, float]] = dispatcher.connection.zrange(registry.key, 0, -1, withscores=True)  # type: ignore[assignment]
     return {member.decode(): score for member, score in entries}
 
 
@@ -254,7 +255,7 @@ def test_rq_timeout_jobs_are_scheduled_by_id_and_deleted_when_the_human_acts(rq_
     game_id, version = created["id"], created["version"]
     job_id = timeout_job_id(game_id, version)
     assert list(scheduled(rq_service)) == [job_id]
-    dispatcher = rq_service.dispatcher
+    dispatcher = rq_service.turns.dispatcher
     assert isinstance(dispatcher, RQDispatcher)
     job = Job.fetch(job_id, connection=dispatcher.connection, serializer=dispatcher.queue.serializer)
     assert job.func_name == "workers.turn_timeouts.play_turn_timeout" and job.args == [game_id, version]
@@ -277,7 +278,7 @@ def test_the_reconciler_schedules_a_lost_turn_timeout_again(
     """A person's timeout that was lost from the schedule, or never scheduled (a crash right after the
     append), is scheduled again by the reconciler, a full `turn_seconds` from then; one in hand is left
     alone; a finished game leaves the waiting index."""
-    dispatcher = rq_service.dispatcher
+    dispatcher = rq_service.turns.dispatcher
     assert isinstance(dispatcher, RQDispatcher)
     reconciler = Reconciler(dispatcher, functools.partial(waiting_for, rq_service))
     created = rq_service.create_game("golf", TWO_HUMANS, ONE_ROUND, seed="lost", turn_seconds=60)
@@ -311,7 +312,7 @@ def test_the_reconciler_schedules_a_lost_turn_timeout_again(
 def test_the_reconciler_does_not_load_a_game_whose_turn_timeout_is_in_hand(rq_service: GameService) -> None:
     """A person on a timeout's clock whose timeout is scheduled costs a reconciler pass no game load
     (it would otherwise be loaded on every pass, for every such game); a lost one is looked at."""
-    dispatcher = rq_service.dispatcher
+    dispatcher = rq_service.turns.dispatcher
     assert isinstance(dispatcher, RQDispatcher)
     looked: list[str] = []
 
@@ -335,7 +336,7 @@ def test_a_reconciler_pass_fetches_no_job_that_the_queue_lists_hold(
     and schedule once, and fetches the job of no entry found there (fetching each entry's jobs, twice,
     every 2 s made a pass cost about 190 µs an entry: 1.9 s at 10,000, bench/reconcile.py); a lost
     timeout is still fetched and scheduled again."""
-    dispatcher = rq_service.dispatcher
+    dispatcher = rq_service.turns.dispatcher
     assert isinstance(dispatcher, RQDispatcher)
     fetched: list[str] = []
     fetch_many = Job.fetch_many
@@ -356,7 +357,7 @@ def test_a_reconciler_pass_fetches_no_job_that_the_queue_lists_hold(
 
 
 def test_a_game_without_turn_timeouts_or_bots_never_waits_for_the_workers(rq_service: GameService) -> None:
-    dispatcher = rq_service.dispatcher
+    dispatcher = rq_service.turns.dispatcher
     assert isinstance(dispatcher, RQDispatcher)
     rq_service.create_game("golf", TWO_HUMANS, ONE_ROUND, seed="plain")
     assert dispatcher.index.entries() == [] and scheduled(rq_service) == {}

@@ -41,7 +41,8 @@ def record_builds(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[S
 def test_the_root_wires_one_graph(fake_redis: fakeredis.FakeRedis, dispatcher: RecordingDispatcher) -> None:
     services = build_services({"DISPUTES_PER_SEAT": "3"}, redis_client=fake_redis, dispatcher=dispatcher)
     assert services.store_client is fake_redis and services.dispatcher is dispatcher
-    assert services.games.store is services.store and services.history.games is services.games
+    assert services.games.store is services.store and services.history.store is services.store
+    assert services.history.repository is services.games.repository  # the history reads the games the service holds
     assert services.index is services.games.index and services.history.disputes_per_seat == 3
     assert isinstance(build_services({}, redis_client=fake_redis).dispatcher, RQDispatcher)
 

@@ -1,0 +1,191 @@
+"""Who plays a seat: the one registry of seat controllers, beside the seat as a game stores it.
+
+A seat is created from a request (`{"kind": "human"}`, `{"kind": "bot", "level": "expert"}`) and stored in
+its public form (`Seat`). What plays it, a person with the seat's token or a house policy that the
+workers play, is looked up here (`controller_of`), and nothing else in the service asks what kind a
+seat is. A controller says:
+
+- `holds_token`: the seat acts over the API with a token of its own (a person). Only such a seat gets a
+  token, is on a turn timeout's clock in a game with `turn_seconds`, and makes a bot due wait while it
+  may act out of turn (a Go5 call);
+- `turn_queue`: the queue the service puts the seat's due turn on (None: nobody is asked, the seat acts
+  on its own). A house level's turn goes on the bot queue of its level: an expert thinks for up to a
+  couple of seconds a move, so experts have a queue of their own and the other bots keep their pace;
+- `decide`: the seat's action, decided by the worker that took the turn (None: decided elsewhere).
+
+A new kind of seat (an outside program that takes its turns from a queue of its own, with a lease
+and a deadline) is one more entry in KINDS, or one more controller that a kind hands out for a seat
+it stores: the command path, the due-turn loop and the reconciler only ask the controller.
+
+Expert seats think at most EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's
+`think_ms` asks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from domain import engine
+from domain.bots import choose_action
+from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
+from service.storage.keys import BOT_QUEUE, EXPERT_QUEUE
+
+DEFAULT_LEVEL = "greedy"  # a house seat's level when its request names none
+THINK_MS_MAX = 2000  # the server's cap on an expert's think time a move, unless EXPERT_THINK_MS_MAX says otherwise
+
+
+@dataclasses.dataclass(frozen=True)
+class Seat:
+    """A seat as created: human or bot."""
+
+    seat: int
+    kind: str
+    name: str
+    level: str | None = None
+    think_ms: int | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The seat without secrets."""
+        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
+        if self.level is not None:
+            out["level"] = self.level
+        if self.think_ms is not None:
+            out["think_ms"] = self.think_ms
+        return out
+
+
+class ThinkCapError(ValueError):
+    """EXPERT_THINK_MS_MAX is not a whole number of milliseconds in THINK_MS_RANGE."""
+
+
+def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
+    """The cap on an expert's think time a move: EXPERT_THINK_MS_MAX, default THINK_MS_MAX."""
+    text = environ.get("EXPERT_THINK_MS_MAX", "").strip()
+    if not text:
+        return THINK_MS_MAX
+    low, high = THINK_MS_RANGE
+    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
+        raise ThinkCapError(f"EXPERT_THINK_MS_MAX must be a whole number of milliseconds from {low} to {high}")
+    return int(text)
+
+
+def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: int) -> int | None:
+    """The think time an expert seat gets, as its creation answer shows it: what it asked for, at
+    most `cap`; None (the game's default budget) when it asked nothing and that is within the cap."""
+    if level != "expert":
+        return asked
+    if asked is None:
+        return cap if cap < default_budget(game_id).think_ms else None
+    return min(asked, cap)
+
+
+# ---------------------------------------------------------------- what plays a seat
+
+
+class SeatController(Protocol):
+    """What plays a seat (see the module's docstring)."""
+
+    @property
+    def holds_token(self) -> bool:
+        """The seat acts over the API with a token of its own (a person)."""
+
+    @property
+    def turn_queue(self) -> str | None:
+        """The queue the seat's due turn is put on; None when the service asks nobody for it."""
+
+    def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
+        """The seat's action at `snap`, decided here (an expert thinks at most `think_ms_max` a move);
+        None when it is decided elsewhere."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Person:
+    """A person at the table, acting with the seat's token."""
+
+    holds_token = True
+    turn_queue = None
+
+    def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class HousePolicy:
+    """A level of the service's own bots (domain/bots/), played by the workers from the seat's own view
+    (C-6); `think_ms`: an expert's time budget a move (None: the game's default)."""
+
+    level: str
+    think_ms: int | None = None
+    holds_token = False
+
+    @property
+    def turn_queue(self) -> str:
+        return EXPERT_QUEUE if self.level == "expert" else BOT_QUEUE
+
+    def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any]:
+        view = engine.view(snap, seat)
+        rng = snap.config.private_stream(f"bot/{seat}/{snap.version}")
+        budget = budget_for(snap.config.game, self.think_ms, time.monotonic, cap=think_ms_max)
+        return choose_action(snap.config.game, self.level, view, view["you"]["legal"], rng, budget)
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatKind:
+    """One kind of seat: `new_seat(index, request, game, think_ms_max)` makes a new game's seat from its
+    request; `controller(seat)` is what plays a stored seat of the kind; `leveled`: its request may name
+    a bot level."""
+
+    new_seat: Callable[[int, Mapping[str, Any], str, int], Seat]
+    controller: Callable[[Seat], SeatController]
+    leveled: bool = False
+
+
+def _person_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: int) -> Seat:
+    return Seat(index, request["kind"], request.get("name") or f"Player {index}", None, request.get("think_ms"))
+
+
+def _house_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: int) -> Seat:
+    level = request.get("level", DEFAULT_LEVEL)
+    think_ms = effective_think_ms(game, level, request.get("think_ms"), think_ms_max)
+    return Seat(index, request["kind"], request.get("name") or f"{level} bot {index}", level, think_ms)
+
+
+def _person(seat: Seat) -> SeatController:
+    return Person()
+
+
+def _house_policy(seat: Seat) -> SeatController:
+    return HousePolicy(seat.level or DEFAULT_LEVEL, seat.think_ms)
+
+
+KINDS: dict[str, SeatKind] = {
+    "human": SeatKind(_person_seat, _person),
+    "bot": SeatKind(_house_seat, _house_policy, leveled=True),
+}
+"""Every kind of seat, by the `kind` of its request and of its stored form."""
+
+
+def new_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: int) -> Seat:
+    """Seat `index` of a new game of `game`, as its request asks (`think_ms_max`: the cap on an expert's
+    think time a move)."""
+    return KINDS[request["kind"]].new_seat(index, request, game, think_ms_max)
+
+
+@functools.lru_cache(maxsize=4096)
+def controller_of(seat: Seat) -> SeatController:
+    """What plays `seat`."""
+    return KINDS[seat.kind].controller(seat)
+
+
+def holds_token(public: Any) -> bool:
+    """Whether a seat in its stored form (an item of a game's meta `seats`, as an archive file holds it)
+    acts with a token of its own; False for anything that is not such a seat."""
+    try:
+        return controller_of(Seat(**public)).holds_token
+    except (TypeError, KeyError):
+        return False

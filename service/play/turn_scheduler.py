@@ -1,0 +1,82 @@
+"""The bookkeeping of what is due: bot turns and people's turn timeouts.
+
+The command path (service/play/game_service.py) tells the TurnScheduler about each append: before it,
+whether a bot or a person on a turn timeout's clock is left due (the waiting index, `bots:waiting`);
+after it, to ask for the next bot turn (on the queue its seat's controller names, service/play/seats.py)
+or turn timeout. The due turns themselves are played by service/play/due_turns.py.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from service.play.loaded_game import LoadedGame
+from service.play.ports import TurnDispatcher
+from service.play.seats import controller_of
+
+log = logging.getLogger(__name__)
+
+
+class TurnScheduler:
+    """Asks the turn dispatcher for bot turns and turn timeouts, and keeps the waiting index of what is due."""
+
+    def __init__(self, dispatcher: TurnDispatcher) -> None:
+        self.dispatcher = dispatcher
+
+    def note_waiting(self, loaded: LoadedGame) -> bool:
+        """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
+        game in the waiting index, so that a crash between the append and the enqueue (or the
+        timeout's scheduling) loses no turn (the reconciler finds the game). True if it was noted."""
+        due = loaded.bot_to_act() is not None or loaded.timeout_due()
+        if not due:
+            return False
+        try:
+            self.dispatcher.expect(loaded.id, loaded.version)
+        except Exception:
+            log.exception("could not note the bot turn of %s at version %s", loaded.id, loaded.version)
+            return False
+        return True
+
+    def unnoted(self, game_ids: list[str]) -> list[str]:
+        """Those of the games that the waiting index does not hold (none when no index is kept)."""
+        return self.dispatcher.unnoted(game_ids)
+
+    def schedule(self, loaded: LoadedGame) -> None:
+        """Ask for the next bot turn (on the queue its seat's controller names), or say that none is due; the
+        action is already stored, so a failure here is only logged (the waiting index and the
+        reconciler cover it)."""
+        try:
+            bot = loaded.bot_to_act()
+            queue = controller_of(bot).turn_queue if bot is not None else None
+            if queue is not None:
+                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue)
+            elif loaded.timeout_due():
+                self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
+            elif loaded.workers_may_wait():
+                self.dispatcher.settle(loaded.id, loaded.version)
+        except Exception:
+            log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
+        self.schedule_timeout(loaded)
+
+    # ------------------------------------------------------------ turn timeouts
+
+    def schedule_timeout(self, loaded: LoadedGame) -> None:
+        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: the game
+        is in the waiting index, so the reconciler schedules a timeout that is lost here)."""
+        if loaded.turn_seconds is None:
+            return
+        if not loaded.humans_to_act():
+            return
+        try:
+            self.dispatcher.schedule_timeout(loaded.id, loaded.version, loaded.turn_seconds)
+        except Exception:
+            log.exception("could not schedule the turn timeout of %s at version %s", loaded.id, loaded.version)
+
+    def cancel_timeout(self, before: LoadedGame) -> None:
+        """The game moved on from `before`: its turn timeout, if any, is moot."""
+        if before.turn_seconds is None:
+            return
+        try:
+            self.dispatcher.cancel_timeout(before.id, before.version)
+        except Exception:
+            log.exception("could not cancel the turn timeout of %s at version %s", before.id, before.version)
