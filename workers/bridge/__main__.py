@@ -58,10 +58,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    console = Console(stderr=True)
-    logging.basicConfig(
-        level=logging.INFO, format="%(message)s", handlers=[RichHandler(console=console, show_path=False)]
-    )
+    console = Console(stderr=True, soft_wrap=True)
+    if console.is_terminal:
+        logging.basicConfig(level=logging.INFO, format="%(message)s", handlers=[RichHandler(console=console)])
+    else:  # a log file: one plain line a message
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         client = ServiceClient(args.url, args.token)
         make_player = player_factory(args.policy, args.level, args.command, args.token, client.game_options)
