@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from domain.cards import canonical_deck, is_card
 from domain.errors import InvalidInput, RuleViolation
@@ -16,7 +16,34 @@ from domain.options import MAX_EVENTS, Action, ActionSpec, EventLimits, OptionSp
 from domain.scores import highest_totals, lowest_totals
 from domain.shuffle import SeededStream, commitment, derived_key, reshuffle_label, round_label, shuffle
 
-S = TypeVar("S")
+
+class GameState(Protocol):
+    """What every game's state has, whatever else it holds: the round under way (0 before the first),
+    every seat's total so far, its phase and, once ended, the winners (C-7)."""
+
+    @property
+    def round(self) -> int: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def winners(self) -> tuple[int, ...]: ...
+
+
+class RoundScores(Protocol):
+    """What every game's round-scoring event has: each seat's points of the round."""
+
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+
+
+S = TypeVar("S", bound=GameState)
+FINISHED = "finished"
+"""The phase of every game once it has ended by its rules."""
 CARD_CODES: tuple[str, ...] = canonical_deck(jokers=1)
 """C-1's codes in C-3 order: 52 cards, then the joker."""
 T = TypeVar("T")
@@ -24,6 +51,9 @@ EVENT_LIMIT: Literal["event_limit"] = "event_limit"
 """`GameEnded.reason` of a game that ran out of events (C-9)."""
 CLOSING_EVENTS = 2
 """The events a game's end appends: GameEnded (or GameAbandoned), then SeedRevealed. C-9 keeps room for them."""
+ACTION_EVENTS_MAX = 2
+"""The most events one action may make: its own, after a reshuffle of the stock that it needed (Golf's and
+Switch's draw). C-9 keeps room for one more action and the closing events, so no game outgrows `max_events`."""
 
 
 @functools.cache
@@ -146,7 +176,7 @@ class GameAbandoned(Event):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class GameEnded(Event):
-    """A game's end: the totals and the winners (C-7). Each game subclasses it, with its own end rule.
+    """A game's end: the totals and the winners (C-7), by the game's end rule (`Game.end_rule`) or C-9.
 
     `reason` is `event_limit` when the game ran out of events (C-9), and left out of the record
     when the game's own rules ended it.
@@ -175,7 +205,7 @@ class Game(abc.ABC, Generic[S]):
     events: ClassVar[tuple[type[Event], ...]]
     players_rule: ClassVar[str]  # the rule id of the player range
     lowest_wins: ClassVar[bool] = True  # C-7: whether the lowest or the highest total wins
-    round_scored: ClassVar[type[Event]]
+    round_scored: ClassVar[type[RoundScores]]
     """The event that scores a round (a hand): its `scores` are what each seat adds to its total."""
     end_rule: ClassVar[str]  # the rule id of the game's end
     rules_version: ClassVar[int] = 1
@@ -184,13 +214,18 @@ class Game(abc.ABC, Generic[S]):
     whose `config.rules_version` is older: a game keeps the rules it started under."""
     event_limit_since: ClassVar[int]
     """The first rules version with C-9's `max_events`: games of older versions have no such option."""
+    bots: ClassVar[str | None] = None
+    """The module of the game's own bots, if it has any: `POLICIES` by level (`greedy`) and the expert's
+    hooks (`sample_world`, `EXPERT_BUDGET`, see domain/bots/expert.py); the `random` level plays every game."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every game's options end with C-9's `max_events` (the default of the domain, no ceiling:
-        `describe` shows the operator's)."""
+        `describe` shows the operator's), and every game's events hold GameEnded (C-9 ends any game)."""
         super().__init_subclass__(**kwargs)
         if "options" in vars(cls):
             cls.options = (*cls.options, EventLimits().option())
+        if "events" in vars(cls) and GameEnded not in cls.events:
+            cls.events = (*cls.events, GameEnded)
 
     def bounded(self, rules_version: int) -> bool:
         """True when games of this rules version have `max_events` (C-9)."""
@@ -218,7 +253,13 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def evolve(self, state: S, event: Event) -> S:
-        """Apply a recorded event; trusts it and only asserts invariants."""
+        """Apply a recorded event of the game's own; trusts it and only asserts invariants.
+
+        The engine applies its own events and the game's end (`ended`)."""
+
+    def ended(self, state: S, event: GameEnded) -> S:
+        """The state once the game has ended by its rules: phase `finished`, the end's winners."""
+        return replaced(state, phase=FINISHED, winners=event.winners)
 
     @abc.abstractmethod
     def to_act(self, state: S) -> tuple[int, ...]:
@@ -237,8 +278,8 @@ class Game(abc.ABC, Generic[S]):
         """round, phase, scores, table and result: what everybody may see."""
 
     @abc.abstractmethod
-    def seat_view(self, state: S, seat: int) -> dict[str, Any]:
-        """The `you` part: what only this seat may see."""
+    def seat_view(self, state: S, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        """The `you` part: what only this seat may see (`legal`: its actions now, as the engine lists them)."""
 
     @abc.abstractmethod
     def full_view(self, state: S) -> dict[str, Any]:
@@ -250,20 +291,14 @@ class Game(abc.ABC, Generic[S]):
         return ()
 
     def standing(self, state: S) -> tuple[int, tuple[int, ...]]:
-        """The round under way and every seat's total so far (the expert bot's yardstick).
-
-        Every game's state has `round` and `totals`; S is generic, hence the lookups by name.
-        """
-        return int(getattr(state, "round")), tuple(getattr(state, "totals"))  # noqa: B009
+        """The round under way and every seat's total so far (the expert bot's yardstick)."""
+        return state.round, tuple(state.totals)
 
     def round_points(self, event: Event) -> tuple[int, ...] | None:
-        """Each seat's points of a round when `event` scores one (better is lower when `lowest_wins`), else None.
-
-        Every game's round-scoring event has `scores`; the event type is the game's, hence the lookup by name.
-        """
+        """Each seat's points of a round when `event` scores one (better is lower when `lowest_wins`), else None."""
         if not isinstance(event, self.round_scored):
             return None
-        return tuple(getattr(event, "scores"))  # noqa: B009
+        return tuple(event.scores)
 
     def is_card(self, code: object) -> bool:
         """True for a card code of this game (C-1; Go5 overrides with its own codes)."""
@@ -289,11 +324,6 @@ class Game(abc.ABC, Generic[S]):
             "actions": [spec.type for spec in self.actions],
         }
 
-    @functools.cached_property
-    def game_ended(self) -> type[GameEnded]:
-        """The game's own GameEnded class."""
-        return next(cls for cls in self.events if issubclass(cls, GameEnded))
-
     @property
     def catalog(self) -> EventCatalog:
         """All event types of this game, the engine's included."""
@@ -302,27 +332,45 @@ class Game(abc.ABC, Generic[S]):
 
 _REGISTRY: dict[str, Game[Any]] = {}
 GAME_MODULES = ("domain.golf", "domain.romme", "domain.switch", "domain.go5")
+"""The modules of the games that come with the domain, loaded with the registry; each registers itself."""
 
 
 def _registry() -> dict[str, Game[Any]]:
-    """The registry, with every game module imported (each registers itself on import)."""
-    for module in GAME_MODULES:
-        importlib.import_module(module)  # cached by Python after the first time
+    """The registry, with every built-in game module imported (each registers itself on import)."""
+    _load_built_in_games()
     return _REGISTRY
 
 
+@functools.cache
+def _load_built_in_games() -> None:
+    """Import GAME_MODULES, once a process: the registry is asked for on every request."""
+    for module in GAME_MODULES:
+        importlib.import_module(module)
+
+
 def register(game: Game[Any]) -> Game[Any]:
-    """Make a game known by its id."""
+    """Make a game known by its id: the one place a game is named (its module calls it)."""
     _REGISTRY[game.id] = game
     return game
 
 
+def unregister(game_id: str) -> None:
+    """Forget a registered game (one a test brought for itself)."""
+    _REGISTRY.pop(game_id, None)
+
+
+def registered(game_id: str) -> Game[Any] | None:
+    """The registered game with this id, or None."""
+    return _registry().get(game_id)
+
+
 def get_game(game_id: str) -> Game[Any]:
     """The registered game with this id; InvalidInput when there is none."""
-    registry = _registry()
-    if game_id not in registry:
-        raise InvalidInput("unknown_game", f"no game {game_id!r}; known: {', '.join(sorted(registry))}")
-    return registry[game_id]
+    game = registered(game_id)
+    if game is None:
+        known = ", ".join(sorted(_registry()))
+        raise InvalidInput("unknown_game", f"no game {game_id!r}; known: {known}")
+    return game
 
 
 def all_games() -> list[Game[Any]]:
@@ -350,9 +398,9 @@ class Snapshot(Generic[S]):
 
     @property
     def out_of_room(self) -> bool:
-        """True when the game has room for no more than its closing events (C-9)."""
+        """True when the game has no room for one more action besides its closing events (C-9)."""
         limit = self.config.max_events
-        return limit is not None and limit - self.version <= CLOSING_EVENTS
+        return limit is not None and limit - self.version < ACTION_EVENTS_MAX + CLOSING_EVENTS
 
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now."""
@@ -439,9 +487,12 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
     if isinstance(event, GameAbandoned):
         assert not snap.finished, "a game that has ended cannot be abandoned"
         return replaced(snap, version=snap.version + 1, abandoned=event.reason)
-    if isinstance(event, GameEnded) and event.reason == EVENT_LIMIT:
-        assert not snap.finished and snap.out_of_room, "an event-limit end before the game is out of room (C-9)"
-        return replaced(snap, version=snap.version + 1, out_of_events=True)
+    if isinstance(event, GameEnded):
+        assert not snap.finished, "a game that has ended cannot end again"
+        if event.reason == EVENT_LIMIT:
+            assert snap.out_of_room, "an event-limit end before the game is out of room (C-9)"
+            return replaced(snap, version=snap.version + 1, out_of_events=True)
+        return replaced(snap, state=snap.game.ended(snap.state, event), version=snap.version + 1)
     state = snap.game.evolve(snap.state, event)
     return replaced(snap, state=state, version=snap.version + 1)
 
@@ -449,9 +500,10 @@ def advance(snap: Snapshot[S], event: Event) -> Snapshot[S]:
 def _next_system_event(snap: Snapshot[S]) -> Event | None:
     if snap.finished:
         return None if snap.seed_revealed else SeedRevealed(seed=snap.config.seed, nonce=snap.config.nonce)
-    if snap.out_of_room:
+    automatic = snap.game.automatic(snap.state)
+    if snap.out_of_room and not isinstance(automatic, GameEnded):  # the game's own end fits in the room kept
         return event_limit_end(snap)
-    return snap.game.automatic(snap.state)
+    return automatic
 
 
 def event_limit_end(snap: Snapshot[Any]) -> GameEnded:
@@ -459,7 +511,7 @@ def event_limit_end(snap: Snapshot[Any]) -> GameEnded:
     so far, and as winners every seat level at the best of them (C-7; no game's own tie-break)."""
     totals = snap.game.standing(snap.state)[1]
     winners = lowest_totals(totals) if snap.game.lowest_wins else highest_totals(totals)
-    return snap.game.game_ended(totals=totals, winners=winners, reason=EVENT_LIMIT)
+    return GameEnded(totals=totals, winners=winners, reason=EVENT_LIMIT)
 
 
 def settle(snap: Snapshot[S]) -> tuple[Snapshot[S], list[Event]]:
@@ -497,8 +549,8 @@ def _predates_versions(config: GameConfig) -> bool:
 def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Snapshot[S], list[Event]]:
     """Decide one action of `seat` and apply its events and the system steps they trigger.
 
-    An action makes one event (Event.to_action), so a game with room for more than its closing
-    events before it (C-9) still has room for them after it; `settle` ends it when that is all.
+    An action makes at most ACTION_EVENTS_MAX events, so a game that had room for one more action besides
+    its closing events (C-9) still has room for them after it; `settle` ends it when that is all.
     """
     if snap.finished:
         raise RuleViolation("game_finished", "the game has ended", snap.game.end_rule)
@@ -506,6 +558,7 @@ def act(snap: Snapshot[S], seat: int, raw_action: Mapping[str, Any]) -> tuple[Sn
         raise InvalidInput("invalid_seat", f"seats are 0 to {snap.config.players - 1}, not {seat} (C-2)")
     action = snap.game.parse_action(raw_action)
     events = snap.game.decide(snap.state, seat, action)
+    assert len(events) <= ACTION_EVENTS_MAX, f"{snap.game.id} made {len(events)} events of one action (C-9)"
     for event in events:
         snap = advance(snap, event)
     snap, system_events = settle(snap)
@@ -566,7 +619,7 @@ def view(snap: Snapshot[Any], seat: int | None) -> dict[str, Any]:
     out = _frame(snap, snap.game.public_view(snap.state))
     if seat is not None:
         legal = legal_actions(snap, seat)
-        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat), "legal": legal}
+        out["you"] = {"seat": seat, **snap.game.seat_view(snap.state, seat, legal), "legal": legal}
         out["actions"] = sorted({a["type"] for a in legal})
     else:
         out["actions"] = []

@@ -37,9 +37,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.engine import Game, GameConfig, register, replaced
+from domain.common_events import RoundStarted, StockReshuffled
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import remove_cards, replaced_at, without
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import highest_totals as winners_of  # V-16 / C-7
 
@@ -136,19 +138,10 @@ def common_features(cards: Sequence[str]) -> list[tuple[str, int | str]]:
     return [(by, first[i]) for i, by in enumerate(FEATURES) if all(other[i] == first[i] for other in rest)]
 
 
-def remove_cards(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...] | None:
-    """The hand without `cards` (as a multiset), or None when it does not hold them all."""
-    left = list(hand)
-    for card in cards:
-        if card not in left:
-            return None
-        left.remove(card)
-    return tuple(left)
-
-
 # ---------------------------------------------------------------- state
 
-DRAW, PLAY, ROUND_OVER, BETWEEN_ROUNDS, FINISHED = "draw", "play", "round_over", "between_rounds", "finished"
+DRAW, PLAY, ROUND_OVER, BETWEEN_ROUNDS = "draw", "play", "round_over", "between_rounds"
+FINISHED = engine.FINISHED
 FIVE_REACHED, GO5_CALLED, STOCK_EMPTY = "five", "go5", "stock_empty"
 
 
@@ -239,14 +232,6 @@ class Go5State:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
-    """V-5 / V-6: the round's deck is dealt (derived from the seed, not recorded)."""
-
-    round: int
-    dealer: int
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class CardsDrawn(Event):
     """V-7: the turn's draw; `taken` is the top discard when drawn from the discard pile.
 
@@ -271,13 +256,6 @@ class StockCardReceived(Event):
     """V-7: the top card of the stock went to `seat`'s hand, seen by that seat only."""
 
     seat: int
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class StockReshuffled(Event):
-    """V-14: the discard pile but its top card became the new stock."""
-
-    reshuffle: int
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -371,11 +349,6 @@ class RoundScored(Event):
     reason: str
     closer: int | None
     scores: tuple[int, ...]
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """V-16: totals and the winners (C-7: equal highest totals share)."""
 
 
 PLAY_EVENTS = (SetMelded, CardLaidOff, CardSwapped)
@@ -518,6 +491,7 @@ class Go5(Game[Go5State]):
     # 2: V-9, a joker may join a first set once it is on the table
     rules_version = 3
     event_limit_since = 3
+    bots = "domain.bots.go5"
     lowest_wins = False  # V-16: the most points wins
     options = (
         OptionSpec(
@@ -658,8 +632,6 @@ class Go5(Game[Go5State]):
             return _apply_go5(state, event)
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"go5 cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -695,7 +667,7 @@ class Go5(Game[Go5State]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: Go5State, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: Go5State, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "hand": list(state.hands[seat]) if state.hands else [],
             "stops": state.stops[seat] if state.stops else 0,
@@ -1005,18 +977,8 @@ def _uses_of(state: Go5State, seat: int, take: str) -> tuple[list[tuple[tuple[st
 # ---------------------------------------------------------------- evolve helpers
 
 
-def _replace(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
-    return items[:index] + (item,) + items[index + 1 :]
-
-
 def _with_hand(state: Go5State, seat: int, hand: Iterable[str]) -> Go5State:
-    return replaced(state, hands=_replace(state.hands, seat, in_order(hand)))
-
-
-def _without(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
-    left = remove_cards(hand, cards)
-    assert left is not None, "the event removes a card the hand does not hold"
-    return left
+    return replaced(state, hands=replaced_at(state.hands, seat, in_order(hand)))
 
 
 def _apply_deal(state: Go5State, event: RoundStarted) -> Go5State:
@@ -1065,7 +1027,7 @@ def _apply_stock_step(state: Go5State, event: Event) -> Go5State:
     top, stock = state.stock[0], state.stock[1:]
     if isinstance(event, StopCardLaid):
         assert top == STOP
-        stops = _replace(state.stops, event.seat, state.stops[event.seat] + 1)
+        stops = replaced_at(state.stops, event.seat, state.stops[event.seat] + 1)
         return replaced(state, stock=stock, stops=stops)
     assert top != STOP
     state = _with_hand(state, event.seat, (*state.hands[event.seat], top))
@@ -1090,12 +1052,12 @@ def _apply_play(state: Go5State, event: Event) -> Go5State:
     hand = state.hands[seat]
     if isinstance(event, SetMelded):
         state = _with_set(state, _new_set(seat, event.set, event.by, event.cards))
-        state = _with_hand(state, seat, _without(hand, event.cards))
+        state = _with_hand(state, seat, without(hand, event.cards))
     elif isinstance(event, CardLaidOff):
         set_ = state.set_by_id(event.set)
         assert set_ is not None and set_.owner == seat
         state = _with_set(state, set_.with_cards((*set_.cards, event.card)))
-        state = _with_hand(state, seat, _without(hand, [event.card]))
+        state = _with_hand(state, seat, without(hand, [event.card]))
     else:
         assert isinstance(event, CardSwapped)
         state = _apply_swap(state, event)
@@ -1107,15 +1069,15 @@ def _apply_swap(state: Go5State, event: CardSwapped) -> Go5State:
     victim = state.set_by_id(event.set)
     assert victim is not None and victim.owner == event.from_seat and event.take in victim.cards
     state = _with_set(state, victim.with_cards(tuple(event.give if c == event.take else c for c in victim.cards)))
-    hand = (*_without(state.hands[seat], [event.give]), event.take)
+    hand = (*without(state.hands[seat], [event.give]), event.take)
     if event.onto is not None:
         own = state.set_by_id(event.onto)
         assert own is not None and own.owner == seat
         state = _with_set(state, own.with_cards((*own.cards, event.take)))
-        return _with_hand(state, seat, _without(hand, [event.take]))
+        return _with_hand(state, seat, without(hand, [event.take]))
     assert event.new_set is not None and event.by is not None and event.take in event.cards
     state = _with_set(state, _new_set(seat, event.new_set, event.by, event.cards))
-    return _with_hand(state, seat, _without(hand, event.cards))
+    return _with_hand(state, seat, without(hand, event.cards))
 
 
 def _after_play(state: Go5State) -> Go5State:
@@ -1136,14 +1098,14 @@ def _end_turn(state: Go5State) -> Go5State:
 def _apply_stop(state: Go5State, event: StopPlayed) -> Go5State:
     seat = int(event.actor)
     assert state.phase == PLAY and seat == state.turn and state.stops[seat] and not state.stop_played
-    stops = _replace(state.stops, seat, state.stops[seat] - 1)
+    stops = replaced_at(state.stops, seat, state.stops[seat] - 1)
     return replaced(state, stops=stops, stops_out=state.stops_out + 1, stop_played=True)
 
 
 def _apply_discard(state: Go5State, event: CardDiscarded) -> Go5State:
     seat = int(event.actor)
     assert state.phase == PLAY and seat == state.turn and not state.pending
-    state = _with_hand(state, seat, _without(state.hands[seat], [event.card]))
+    state = _with_hand(state, seat, without(state.hands[seat], [event.card]))
     state = replaced(state, discard=(*state.discard, event.card), discarder=seat)
     return _end_turn(state)
 

@@ -9,16 +9,19 @@ from typing import Any
 
 from domain import engine
 from domain.cards import canonical_deck, rank_of
-from domain.engine import Game, GameConfig, register, replaced
+from domain.common_events import RoundStarted, StockReshuffled
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import replaced_at
 from domain.options import INT, INT_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import lowest_totals as winners_of
 
 UP, DOWN, EMPTY = "up", "down", "empty"
 COLUMNS = 3
 CARD_VALUES = {"A": 1, "2": -2, "J": 10, "Q": 10, "K": 0} | {str(v): v for v in range(3, 11)}
-SETUP, PLAY, BETWEEN_ROUNDS, FINISHED = "setup", "play", "between_rounds", "finished"
+SETUP, PLAY, BETWEEN_ROUNDS = "setup", "play", "between_rounds"
+FINISHED = engine.FINISHED
 
 
 # ---------------------------------------------------------------- state
@@ -99,14 +102,6 @@ class GolfState:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
-    """G-3: the round's deck is dealt (derived from the seed, not recorded)."""
-
-    round: int
-    dealer: int
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class CardsRevealed(Event):
     """G-4: a player's initial flips."""
 
@@ -115,13 +110,6 @@ class CardsRevealed(Event):
 
     def to_action(self) -> dict[str, Any]:
         return {"type": "reveal", "positions": list(self.positions)}
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class StockReshuffled(Event):
-    """G-10: the discard pile but its top card became the new stock."""
-
-    reshuffle: int
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -197,11 +185,6 @@ class RoundScored(Event):
     penalized: int | None
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """G-15: totals and the winners (C-7: equal lowest totals share)."""
-
-
 TURN_EVENTS = (DrawnCardSwapped, DrawnCardDiscarded, DiscardTaken, CardFlipped)
 
 
@@ -248,6 +231,7 @@ class Golf(Game[GolfState]):
     end_rule = "G-15"
     rules_version = 2  # 2: C-9, a game ends when it has room for no more than its closing events (max_events)
     event_limit_since = 2
+    bots = "domain.bots.golf"
     round_scored = RoundScored
     options = (
         OptionSpec("layout", "grid of 2x3 or 3x3 cards (G-2)", "2x3", choices=("2x3", "3x3")),
@@ -382,8 +366,6 @@ class Golf(Game[GolfState]):
             return _apply_column(state, event)
         if isinstance(event, RoundScored):
             return _apply_round_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"golf cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -419,7 +401,7 @@ class Golf(Game[GolfState]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: GolfState, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: GolfState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "hand": _slots(state.grids[seat], reveal_all=False) if state.grids else [],
             "drawn": state.drawn if state.turn == seat else None,
@@ -566,16 +548,12 @@ def _deal(state: GolfState, event: RoundStarted) -> GolfState:
     )
 
 
-def _replace_grid(state: GolfState, seat: int, grid: Grid) -> tuple[Grid, ...]:
-    return state.grids[:seat] + (grid,) + state.grids[seat + 1 :]
-
-
 def _apply_reveal(state: GolfState, event: CardsRevealed) -> GolfState:
     seat = int(event.actor)
     grid = state.grids[seat].turn_up(*event.positions)
     revealed = state.revealed | {seat}
     phase = PLAY if len(revealed) == state.players else SETUP
-    return replaced(state, grids=_replace_grid(state, seat, grid), revealed=revealed, phase=phase)
+    return replaced(state, grids=replaced_at(state.grids, seat, grid), revealed=revealed, phase=phase)
 
 
 def _apply_reshuffle(state: GolfState, event: StockReshuffled) -> GolfState:
@@ -602,7 +580,7 @@ def _apply_turn(state: GolfState, event: Event) -> GolfState:
 
 
 def _with(state: GolfState, seat: int, grid: Grid, discard: tuple[str, ...]) -> GolfState:
-    return replaced(state, grids=_replace_grid(state, seat, grid), discard=discard, drawn=None)
+    return replaced(state, grids=replaced_at(state.grids, seat, grid), discard=discard, drawn=None)
 
 
 def _end_turn(state: GolfState) -> GolfState:
@@ -620,7 +598,7 @@ def _apply_column(state: GolfState, event: ColumnDiscarded) -> GolfState:
     grid = state.grids[event.seat]
     for position in grid.columns()[event.column]:
         grid = grid.place(position, None)
-    return replaced(state, grids=_replace_grid(state, event.seat, grid), discard=state.discard + event.cards)
+    return replaced(state, grids=replaced_at(state.grids, event.seat, grid), discard=state.discard + event.cards)
 
 
 def _apply_round_scored(state: GolfState, event: RoundScored) -> GolfState:

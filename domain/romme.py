@@ -35,12 +35,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from domain import engine
+from domain import common_events, engine
 from domain import romme_melds as rm
 from domain.cards import JOKER, canonical_deck, is_card
-from domain.engine import Game, GameConfig, register, replaced
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import replaced_at, without
 from domain.options import CARD, CARD_LIST, INT, OBJECT, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import highest_totals as _winners  # R-22
 
@@ -53,7 +54,8 @@ MELD_CAP = 400
 the melds of natural cards (runs with jokers only in their gaps), longest first, then every
 three-card meld. Any meld that is possible at all has a three-card one among them."""
 
-BETWEEN_ROUNDS, CUT, DEAL, PLAY, OVER, FINISHED = "between_rounds", "cut", "deal", "play", "round_over", "finished"
+BETWEEN_ROUNDS, CUT, DEAL, PLAY, OVER = "between_rounds", "cut", "deal", "play", "round_over"
+FINISHED = engine.FINISHED
 WENT_OUT, STOCK_EMPTY = "went_out", "stock_empty"
 
 
@@ -152,11 +154,9 @@ class RommeState:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
+class RoundStarted(common_events.RoundStarted):
     """A round's deck is ready (from the seed or a stacked deck, not recorded); the cutter is due (R-3)."""
 
-    round: int
-    dealer: int
     cutter: int
 
 
@@ -278,12 +278,6 @@ class RoundScored(Event):
     scores: tuple[int, ...]
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """R-22 / R-23: the final totals and the one player with the most points (C-9: at the event limit,
-    every player level at the most)."""
-
-
 # ---------------------------------------------------------------- small helpers
 
 
@@ -292,14 +286,7 @@ def _refuse(code: str, detail: str, rule: str) -> RuleViolation:
 
 
 def _remove(hand: Sequence[str], cards: Iterable[str]) -> tuple[str, ...]:
-    left = Counter(hand)
-    left.subtract(cards)
-    assert all(n >= 0 for n in left.values()), "cards removed that the hand does not hold"
-    return rm.sort_cards(left.elements())
-
-
-def _replace(items: tuple[Any, ...], index: int, item: Any) -> tuple[Any, ...]:
-    return items[:index] + (item,) + items[index + 1 :]
+    return rm.sort_cards(without(hand, cards))
 
 
 def _missing(hand: Sequence[str], cards: Iterable[str]) -> list[str]:
@@ -351,6 +338,7 @@ class Romme(Game[RommeState]):
     end_rule = "R-22"
     rules_version = 2  # 2: C-9, a game ends when it has room for no more than its closing events (max_events)
     event_limit_since = 2
+    bots = "domain.bots.romme"
     round_scored = RoundScored
     lowest_wins = False  # R-22: the most points wins
     options = (
@@ -484,13 +472,13 @@ class Romme(Game[RommeState]):
             assert state.stock and not state.drawn
             seat = state.turn
             hand = rm.sort_cards((*state.hands[seat], state.stock[0]))
-            return replaced(state, stock=state.stock[1:], hands=_replace(state.hands, seat, hand), drawn=True)
+            return replaced(state, stock=state.stock[1:], hands=replaced_at(state.hands, seat, hand), drawn=True)
         if isinstance(event, DiscardTaken):
             return _apply_take(state, event)
         if isinstance(event, MeldLaid):
             seat = int(event.actor)
             state = _lay_meld(state, seat, event.meld, event.kind, event.cards)
-            return replaced(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], event.cards)))
+            return replaced(state, hands=replaced_at(state.hands, seat, _remove(state.hands[seat], event.cards)))
         if isinstance(event, CardLaidOff):
             return _apply_lay_off(state, event)
         if isinstance(event, JokerSwapped):
@@ -503,15 +491,13 @@ class Romme(Game[RommeState]):
             return replaced(
                 state,
                 face_down=state.hands[seat],
-                hands=_replace(state.hands, seat, ()),
+                hands=replaced_at(state.hands, seat, ()),
                 phase=OVER,
                 went_out=seat,
                 doubled=bool(state.config.options["hand_aus_doubles"]) and state.fresh,
             )
         if isinstance(event, RoundScored):
             return _apply_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"romme cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -549,7 +535,7 @@ class Romme(Game[RommeState]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: RommeState, seat: int) -> dict[str, Any]:
+    def seat_view(self, state: RommeState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
         hand = state.hands[seat] if state.hands else ()
         return {"hand": list(hand), "hand_size": len(hand), "hand_points": rm.points(hand)}
 
@@ -630,7 +616,7 @@ def _apply_grab(state: RommeState, event: LuckyGrab) -> RommeState:
         lifted=state.lifted[:-count],
         grabbed=event.cards,
         grab_done=True,
-        hands=_replace(state.hands, seat, hand),
+        hands=replaced_at(state.hands, seat, hand),
     )
 
 
@@ -850,7 +836,7 @@ def _apply_take(state: RommeState, event: DiscardTaken) -> RommeState:
     used.remove(event.card)
     state = _lay_meld(state, seat, event.meld, event.kind, event.cards)
     hand = rm.sort_cards((*_remove(state.hands[seat], used), *state.discard[:-1]))
-    return replaced(state, hands=_replace(state.hands, seat, hand), discard=(), drawn=True)
+    return replaced(state, hands=replaced_at(state.hands, seat, hand), discard=(), drawn=True)
 
 
 def _apply_lay_off(state: RommeState, event: CardLaidOff) -> RommeState:
@@ -859,7 +845,7 @@ def _apply_lay_off(state: RommeState, event: CardLaidOff) -> RommeState:
     assert meld is not None and meld.seat == seat
     cards = (event.card, *meld.cards) if event.end == rm.LOW else (*meld.cards, event.card)
     state = _update_meld(state, replaced(meld, cards=cards))
-    return replaced(state, hands=_replace(state.hands, seat, _remove(state.hands[seat], [event.card])))
+    return replaced(state, hands=replaced_at(state.hands, seat, _remove(state.hands[seat], [event.card])))
 
 
 def _apply_swap(state: RommeState, event: JokerSwapped) -> RommeState:
@@ -868,12 +854,12 @@ def _apply_swap(state: RommeState, event: JokerSwapped) -> RommeState:
     assert meld is not None and meld.seat == seat
     state = _update_meld(state, replaced(meld, cards=rm.swapped(meld.cards, event.index, event.card)))
     hand = _remove(state.hands[seat], [event.card])
-    return replaced(state, hands=_replace(state.hands, seat, hand), out=state.out + (JOKER,))
+    return replaced(state, hands=replaced_at(state.hands, seat, hand), out=state.out + (JOKER,))
 
 
 def _apply_discard(state: RommeState, event: CardDiscarded) -> RommeState:
     seat = int(event.actor)
-    hands = _replace(state.hands, seat, _remove(state.hands[seat], [event.card]))
+    hands = replaced_at(state.hands, seat, _remove(state.hands[seat], [event.card]))
     following = (seat + 1) % state.players
     return replaced(
         state,

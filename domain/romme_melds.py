@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from domain.cards import JOKER, RANKS, SUITS
+from domain.hands import replaced_at
 
 SET, RUN = "set", "run"
 KINDS = (SET, RUN)
@@ -258,8 +259,7 @@ def swap_index(kind: str, cards: Sequence[str], card: str) -> int | None:
 def _swap_index(kind: str, cards: Cards, card: str) -> int | None:
     if kind == SET:
         index = cards.index(JOKER)
-        swapped = (*cards[:index], card, *cards[index + 1 :])
-        return index if set_problem(swapped) is None else None
+        return index if set_problem(replaced_at(cards, index, card)) is None else None
     stands = represented(RUN, cards)
     for index, (placed, meant) in enumerate(zip(cards, stands, strict=True)):
         if placed == JOKER and meant == card:
@@ -270,7 +270,7 @@ def _swap_index(kind: str, cards: Cards, card: str) -> int | None:
 def swapped(cards: Sequence[str], index: int, card: str) -> Cards:
     """The meld's cards with the joker at `index` replaced by `card`."""
     assert cards[index] == JOKER
-    return (*cards[:index], card, *cards[index + 1 :])
+    return replaced_at(tuple(cards), index, card)
 
 
 def merge_problem(existing: Sequence[str], new: Sequence[str]) -> MeldProblem | None:

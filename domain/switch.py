@@ -28,11 +28,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from domain import engine
+from domain import common_events, engine
 from domain.cards import JOKER, SUITS, canonical_deck, rank_of, suit_of
-from domain.engine import Game, GameConfig, register, replaced
+from domain.common_events import StockReshuffled
+from domain.engine import Game, GameConfig, GameEnded, register, replaced
 from domain.errors import InvalidInput, RuleViolation
 from domain.events import Event
+from domain.hands import replaced_at, without
 from domain.options import CARD_LIST, TEXT, Action, ActionSpec, FieldSpec, OptionSpec
 from domain.scores import lowest_totals as winners_of  # S-11 / C-7
 
@@ -43,13 +45,8 @@ CARD_VALUES: Mapping[str, int] = {JOKER: 50, "2": 20, "A": 15, "10": 10, "J": 10
 }
 PENDING_ADDS: Mapping[str, int] = {"2": 2, JOKER: 5}
 CLOCKWISE, COUNTERCLOCKWISE = 1, -1
-CHOOSE_SUIT, PLAY, HAND_OVER, BETWEEN_ROUNDS, FINISHED = (
-    "choose_suit",
-    "play",
-    "hand_over",
-    "between_rounds",
-    "finished",
-)
+CHOOSE_SUIT, PLAY, HAND_OVER, BETWEEN_ROUNDS = "choose_suit", "play", "hand_over", "between_rounds"
+FINISHED = engine.FINISHED
 # Why a hand ended (RoundScored.reason).
 WENT_OUT, DRAW_TAKEN, ONE_LEFT, BLOCKED = "went_out", "draw_taken", "one_left", "blocked"
 _ORDER = {card: index for index, card in enumerate(canonical_deck(1, 1))}
@@ -113,11 +110,9 @@ class SwitchState:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RoundStarted(Event):
+class RoundStarted(common_events.RoundStarted):
     """S-2 / S-3: the hand is dealt (derived from the seed); the start card is public."""
 
-    round: int
-    dealer: int
     start_card: str
 
 
@@ -143,13 +138,6 @@ class CardsPlayed(Event):
         if self.suit is not None:
             action["suit"] = self.suit
         return action
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class StockReshuffled(Event):
-    """S-8: the discard pile but its top card, reshuffled (C-4 label), went under the stock."""
-
-    reshuffle: int
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -199,11 +187,6 @@ class RoundScored(Event):
     scores: tuple[int, ...]
     went_out: tuple[int, ...]
     reason: str
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class GameEnded(engine.GameEnded):
-    """S-11: totals and winners (C-7: equal lowest totals share)."""
 
 
 # ---------------------------------------------------------------- cards and scoring
@@ -277,6 +260,7 @@ class Switch(Game[SwitchState]):
     # 2: S-9, the last player holding cards takes the pending draw before the hand ends
     rules_version = 3
     event_limit_since = 3
+    bots = "domain.bots.switch"
     options = (
         OptionSpec("hand_size", "cards dealt to each player (S-2)", 7, 7, 15),
         SwitchOption("match_rank", "house rule: a card may also match the top card's rank (S-4)", False),
@@ -374,8 +358,6 @@ class Switch(Game[SwitchState]):
             return _end_turn(replaced(state, drawn=None), empty=False)
         if isinstance(event, RoundScored):
             return _apply_scored(state, event)
-        if isinstance(event, GameEnded):
-            return replaced(state, phase=FINISHED, winners=event.winners)
         raise AssertionError(f"switch cannot apply {event.type_name()}")
 
     # ---- what a seat may do
@@ -399,21 +381,16 @@ class Switch(Game[SwitchState]):
             "result": _result(state),
         }
 
-    def seat_view(self, state: SwitchState, seat: int) -> dict[str, Any]:
-        """The seat's hand and what of it may be played now; the engine adds `legal`."""
+    def seat_view(self, state: SwitchState, seat: int, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        """The seat's hand and what of it may be played now (every card some legal play plays, once each,
+        in C-3 order: none once the game has ended); the engine adds `legal`."""
         hand = state.hands[seat] if state.hands else ()
         return {
             "hand": sorted(hand, key=card_order),
             "hand_value": hand_value(hand),
             "drawn": state.drawn if seat == state.turn else None,
-            "playable": self._playable(state, seat),
+            "playable": sorted({card for a in legal if a["type"] == "play" for card in a["cards"]}, key=card_order),
         }
-
-    def _playable(self, state: SwitchState, seat: int) -> list[str]:
-        """Every card some legal play of `seat` plays, once each, in C-3 order."""
-        if seat not in self.to_act(state) or state.phase == CHOOSE_SUIT:
-            return []
-        return sorted({card for body in plays(state, seat) for card in body["cards"]}, key=card_order)
 
     def full_view(self, state: SwitchState) -> dict[str, Any]:
         table = _table(state)
@@ -612,18 +589,6 @@ def _start_card_effect(state: SwitchState, rank: str) -> SwitchState:
     return state
 
 
-def _remove(hand: tuple[str, ...], cards: Sequence[str]) -> tuple[str, ...]:
-    """The hand less one copy of each card (C-1: any copy serves)."""
-    left = list(hand)
-    for card in cards:
-        left.remove(card)
-    return tuple(left)
-
-
-def _replace_hand(state: SwitchState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
-
-
 def _apply_play(state: SwitchState, event: CardsPlayed) -> SwitchState:
     """S-5 / S-7 / S-9: the cards go on the pile and act; the hand may end."""
     seat = int(event.actor)
@@ -640,7 +605,7 @@ def _apply_play(state: SwitchState, event: CardsPlayed) -> SwitchState:
             direction = -direction
     played = replaced(
         state,
-        hands=_replace_hand(state, seat, _remove(state.hands[seat], event.cards)),
+        hands=replaced_at(state.hands, seat, without(state.hands[seat], event.cards)),
         discard=state.discard + event.cards,
         suit=suit,
         pending=pending,
@@ -679,7 +644,7 @@ def _take(state: SwitchState, seat: int, count: int) -> SwitchState:
     """`count` cards from the top of the stock into the seat's hand."""
     assert count <= len(state.stock), "drawing more cards than the stock holds"
     hand = state.hands[seat] + state.stock[:count]
-    return replaced(state, hands=_replace_hand(state, seat, hand), stock=state.stock[count:])
+    return replaced(state, hands=replaced_at(state.hands, seat, hand), stock=state.stock[count:])
 
 
 def _apply_draw(state: SwitchState, event: CardDrawn) -> SwitchState:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from domain import engine
 from domain.shuffle import SeededStream
 
 if TYPE_CHECKING:
@@ -44,15 +46,18 @@ def _copy_value(value: Any) -> Any:
 GENERIC: dict[str, Policy] = {"random": random_policy}
 """Policies that play every game, by level."""
 
-POLICY_MODULES = {game: f"domain.bots.{game}" for game in ("golf", "romme", "switch", "go5")}
-"""Where each game's own policies live: a module with `POLICIES: dict[level, Policy]`."""
+
+def bot_module(game_id: str) -> ModuleType | None:
+    """The module of a game's own bots (its `Game.bots`); None for a game without one, or no such game."""
+    game = engine.registered(game_id)
+    if game is None or game.bots is None:
+        return None
+    return importlib.import_module(game.bots)
 
 
 def _game_policies(game_id: str) -> Mapping[str, Policy]:
-    module = POLICY_MODULES.get(game_id)
-    if module is None:
-        return {}
-    policies: Mapping[str, Policy] = importlib.import_module(module).POLICIES
+    module = bot_module(game_id)
+    policies: Mapping[str, Policy] = {} if module is None else module.POLICIES
     return policies
 
 

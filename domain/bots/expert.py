@@ -19,13 +19,12 @@ measured against greedy, which the service, `simulate` and the docs all use.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.bots import copy_action
+from domain.bots import bot_module, copy_action
 from domain.shuffle import SeededStream, shuffle
 
 WorldSampler = Callable[[Mapping[str, Any], SeededStream], engine.Snapshot[Any]]
@@ -59,6 +58,9 @@ class Budget:
     confidence: float = 1.5
 
 
+DEFAULT_BUDGET = Budget()
+"""The budget of a game whose bot module names none."""
+
 THINK_MS_RANGE = (10, 10_000)
 """The time budgets a seat may ask for, in milliseconds a move."""
 
@@ -89,7 +91,8 @@ def unseen_cards(deck: Sequence[str], visible: Sequence[str], rng: SeededStream)
 
 
 def _hooks(game_id: str) -> Any:
-    return importlib.import_module(f"domain.bots.{game_id}")
+    """The game's bot module (`Game.bots`), where its expert hooks are."""
+    return bot_module(game_id)
 
 
 def candidate_indexes(
@@ -232,8 +235,9 @@ def clear_gain(values: Sequence[float], baseline: Sequence[float], confidence: f
 
 def default_budget(game_id: str) -> Budget:
     """The expert's budget in `game_id` when nobody asks for another: its bot module's EXPERT_BUDGET, the
-    budget docs/strength.md measured against greedy (no clock: the caller adds one)."""
-    budget: Budget = _hooks(game_id).EXPERT_BUDGET
+    budget docs/strength.md measured against greedy (no clock: the caller adds one); DEFAULT_BUDGET for a
+    game without one."""
+    budget: Budget = getattr(_hooks(game_id), "EXPERT_BUDGET", DEFAULT_BUDGET)
     return budget
 
 

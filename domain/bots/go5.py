@@ -28,11 +28,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.bots import copy_action
+from domain.bots import Policy, copy_action
 from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.go5 import (
     CANONICAL,
@@ -296,8 +296,7 @@ def _partners(card: str, hand: Sequence[str]) -> int:
     return count
 
 
-PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
-POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
+POLICIES: dict[str, Policy] = {"greedy": greedy}
 """Go5's own policies by level."""
 
 EXPERT_BUDGET = Budget(samples=24, think_ms=100)

@@ -17,11 +17,11 @@ wins; ties are broken by the seeded stream.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.bots import copy_action
+from domain.bots import Policy, copy_action
 from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.cards import RANKS, rank_of
 from domain.golf import CARD_VALUES, EMPTY, SETUP, UP, GolfState, Grid
@@ -300,8 +300,7 @@ def visible_cards(view: Mapping[str, Any]) -> list[str]:
     return [*cards, drawn] if drawn else cards
 
 
-PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
-POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
+POLICIES: dict[str, Policy] = {"greedy": greedy}
 """Golf's own policies by level."""
 
 EXPERT_BUDGET = Budget(samples=24, think_ms=300)

@@ -21,12 +21,12 @@ points laid less the points left in hand (R-18), less a little per card left.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
 from domain import romme_melds as rm
-from domain.bots import copy_action
+from domain.bots import Policy, copy_action
 from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.cards import JOKER
 from domain.romme import CUT, DECK_SIZE, HAND_SIZE, LaidMeld, RommeState, RoundResult
@@ -353,8 +353,7 @@ def _moves(hand: tuple[str, ...], melds: list[OwnMeld]) -> list[Move]:
     return moves
 
 
-PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
-POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
+POLICIES: dict[str, Policy] = {"greedy": greedy}
 """Rommé's own policies by level."""
 
 EXPERT_BUDGET = Budget(samples=24, think_ms=300)

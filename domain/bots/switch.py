@@ -4,11 +4,11 @@ sampling, shortlist and fast rollout (domain/bots/switch_rollout.py)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.bots import switch_rollout
+from domain.bots import Policy, switch_rollout
 from domain.bots.expert import Budget, unseen_cards, world_config
 from domain.bots.switch_greedy import (
     ANSWER,
@@ -30,8 +30,7 @@ from domain.switch import CLOCKWISE, COUNTERCLOCKWISE, SwitchState, matches
 __all__ = ["POLICIES", "expert_candidates", "expert_rollout", "greedy", "sample_world"]
 
 
-PolicyFn = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], SeededStream], dict[str, Any]]
-POLICIES: dict[str, PolicyFn] = {"greedy": greedy}
+POLICIES: dict[str, Policy] = {"greedy": greedy}
 """Switch's own policies by level."""
 
 EXPERT_BUDGET = Budget(samples=48, think_ms=100)

@@ -242,10 +242,13 @@ def event_components(game: engine.Game[Any]) -> dict[str, JsonSchema]:
 # ---------------------------------------------------------------- all of them
 
 
-@functools.cache
 def components() -> dict[str, JsonSchema]:
-    """Every generated component by name."""
-    games = engine.all_games()
+    """Every generated component of the games registered now, by name."""
+    return _components(tuple(engine.all_games()))
+
+
+@functools.cache
+def _components(games: tuple[engine.Game[Any], ...]) -> dict[str, JsonSchema]:
     out: dict[str, JsonSchema] = {
         OPTION_VALUE: {
             "anyOf": [

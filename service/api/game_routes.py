@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import flask
 import marshmallow as ma
@@ -12,6 +14,7 @@ from marshmallow import validate
 from domain import engine
 from domain.bots import LEVELS
 from domain.bots.expert import THINK_MS_RANGE, default_budget
+from domain.options import CARD, CARD_LIST, INT, INT_LIST, OBJECT, TEXT, FieldSpec
 from service.api import action_event_schemas as typed_schemas
 from service.api.blueprint import (
     Blueprint,
@@ -126,36 +129,59 @@ class GameViewSchema(ByGame):
 
 
 class ActionSchema(ma.Schema):
-    """One action, loaded loosely: the game's parse_action checks it with its own problem codes.
+    """One action, loaded loosely: its `type`, `expected_version` and every field of every registered game's
+    action types, typed by kind (`action_fields`); the game's parse_action then checks it with its own
+    problem codes.
 
     Documented as the typed union of every game's actions (service/api/action_event_schemas.py).
     """
 
-    type = ma.fields.String(required=True)
-    expected_version = ma.fields.Integer(strict=True, validate=validate.Range(min=0))
-    positions = ma.fields.List(ma.fields.Integer(strict=True))
-    position = ma.fields.Integer(strict=True)
-    flip = ma.fields.Integer(strict=True, allow_none=True)
-    card = ma.fields.String()
-    cards = ma.fields.List(ma.fields.String())
-    meld = ma.fields.Raw(metadata={"description": "a meld id, or {kind, cards}"})
-    kind = ma.fields.String()
-    end = ma.fields.String()
-    suit = ma.fields.String()
-    set = ma.fields.Integer(strict=True)
-    from_seat = ma.fields.Integer(strict=True)
-    take = ma.fields.String()
-    give = ma.fields.String()
-    then = ma.fields.Dict()
-    by = ma.fields.String()
-
-    class Meta:
-        include: ClassVar[dict[str, Any]] = {"from": ma.fields.String(metadata={"description": "where to draw from"})}
+    def load(self, data: Any, **kwargs: Any) -> Any:
+        """Load through the schema of the games registered now."""
+        return _loose_action_schema(tuple(engine.all_games())).load(data, **kwargs)
 
     @staticmethod
     def openapi_schema(converter: Any) -> dict[str, Any]:
         """The anyOf of every game's actions."""
         return typed_schemas.action_body()
+
+
+LOOSE_FIELDS: dict[str, Callable[[], ma.fields.Field[Any]]] = {
+    INT: lambda: ma.fields.Integer(strict=True),
+    INT_LIST: lambda: ma.fields.List(ma.fields.Integer(strict=True)),
+    CARD: ma.fields.String,
+    CARD_LIST: lambda: ma.fields.List(ma.fields.String()),
+    TEXT: ma.fields.String,
+    OBJECT: ma.fields.Dict,
+}
+"""The marshmallow field of an action field's kind (domain/options.py): its JSON type, no more."""
+
+
+def action_fields(games: Iterable[engine.Game[Any]]) -> dict[str, ma.fields.Field[Any]]:
+    """Every field name of the games' action types, by first appearance: typed by its kind, or any JSON value
+    where games give one name two kinds; null where any of them allows it."""
+    specs: dict[str, list[FieldSpec]] = {}
+    for game in games:
+        for action in game.actions:
+            for spec in action.fields:
+                specs.setdefault(spec.name, []).append(spec)
+    fields: dict[str, ma.fields.Field[Any]] = {}
+    for name, alike in specs.items():
+        kinds = {spec.kind for spec in alike}
+        field = LOOSE_FIELDS[kinds.pop()]() if len(kinds) == 1 else ma.fields.Raw()
+        field.allow_none = any(spec.nullable for spec in alike)
+        fields[name] = field
+    return fields
+
+
+@functools.cache
+def _loose_action_schema(games: tuple[engine.Game[Any], ...]) -> ma.Schema:
+    fields: dict[str, ma.fields.Field[Any]] = {
+        "type": ma.fields.String(required=True),
+        "expected_version": ma.fields.Integer(strict=True, validate=validate.Range(min=0)),
+        **action_fields(games),
+    }
+    return ma.Schema.from_dict(fields, name="LooseAction")()
 
 
 def event_records(**kwargs: Any) -> ma.fields.Field[Any]:

@@ -3,7 +3,7 @@ the seats, and the bounds every route shares; route modules import these, never 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import marshmallow as ma
@@ -13,14 +13,13 @@ from domain import engine
 from domain.bots import LEVELS
 from service.api.action_event_schemas import game_name
 from service.api.spec_plugin import Either, Enum, union_of
-from service.api.view_schemas import VIEW_SCHEMAS
+from service.api.view_schemas import view_schemas
 from service.play.seats import KINDS
 
 MAX_SEQ = 2**53 - 1  # far beyond any game; keeps `after + 1` a valid Redis stream id
 SEAT_KINDS = tuple(KINDS)  # every kind of seat the seat registry knows (service/play/seats.py)
 SEED_SOURCES = ("server", "creator")
 STATUSES = ("active", "finished")
-ACTION_TYPES = {game.describe()["id"]: list(game.describe()["actions"]) for game in engine.all_games()}
 
 
 class SeatCreatedSchema(ma.Schema):
@@ -71,9 +70,9 @@ class GameViewFrameSchema(ma.Schema):
 def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma.fields.Field[Any]]:
     """What a game's view types beyond the frame: its id, phases, action types, table, you and result;
     `full`: the table may be the full one, every card (a finished game's replay)."""
-    parts = VIEW_SCHEMAS[game.id]
+    parts = view_schemas(game)
     table: ma.fields.Field[Any] = ma.fields.Nested(parts.table, required=True, metadata={"description": "public"})
-    if full:
+    if full and parts.full_table is not parts.table:
         table = Either(
             [parts.full_table, parts.table],
             required=True,
@@ -81,9 +80,9 @@ def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma
         )
     return {
         "game": ma.fields.String(required=True, validate=validate.OneOf([game.id])),
-        "phase": ma.fields.String(required=True, validate=validate.OneOf(parts.phases)),
+        "phase": ma.fields.String(required=True, validate=validate.OneOf(parts.phases) if parts.phases else None),
         "actions": ma.fields.List(
-            ma.fields.String(validate=validate.OneOf(ACTION_TYPES[game.id])),
+            ma.fields.String(validate=validate.OneOf([spec.type for spec in game.actions])),
             required=True,
             metadata={"description": "the action types the seat may send now"},
         ),
@@ -97,21 +96,54 @@ def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma
     }
 
 
+class GameVariants(Mapping[str, type[ma.Schema]]):
+    """One schema a registered game, by game id, each made at its first use (see by_game)."""
+
+    def __init__(
+        self, frame: type[ma.Schema], suffix: str, fields: Callable[[engine.Game[Any]], dict[str, ma.fields.Field[Any]]]
+    ) -> None:
+        self.frame = frame
+        self.suffix = suffix
+        self.fields = fields
+        self._made: dict[engine.Game[Any], tuple[type[ma.Schema], ma.Schema]] = {}
+
+    def _of(self, game_id: str) -> tuple[type[ma.Schema], ma.Schema]:
+        """The game's schema and an instance of it to dump with."""
+        game = engine.registered(game_id)
+        if game is None:
+            raise KeyError(game_id)
+        made = self._made.get(game)
+        if made is None:
+            variant = self.frame.from_dict(self.fields(game), name=f"{game_name(game)}{self.suffix}")
+            untyped = [key for key, field in variant._declared_fields.items() if isinstance(field, GameTyped)]
+            assert not untyped, f"{game.id}'s {self.suffix} leaves {untyped} untyped"
+            made = self._made[game] = (variant, variant())
+        return made
+
+    def __getitem__(self, game_id: str) -> type[ma.Schema]:
+        return self._of(game_id)[0]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([game.id for game in engine.all_games()])
+
+    def __len__(self) -> int:
+        return len(engine.all_games())
+
+    def dump(self, obj: Mapping[str, Any]) -> Any:
+        """`obj` dumped through the schema of its game."""
+        return self._of(obj["game"])[1].dump(obj)
+
+
 class ByGame(ma.Schema):
     """An answer that one schema a game types: dumped through its game's schema (which keeps the
     declared fields only) and documented as their oneOf, told apart by `game`."""
 
-    variants: ClassVar[dict[str, type[ma.Schema]]] = {}
-    _dumpers: ClassVar[dict[str, ma.Schema]]
+    variants: ClassVar[GameVariants]
 
     def dump(self, obj: Any, *, many: bool | None = None) -> Any:
         if self.many if many is None else many:
             return [self.dump(one, many=False) for one in obj]
-        dumpers = type(self).__dict__.get("_dumpers")
-        if dumpers is None:
-            dumpers = {game: schema() for game, schema in self.variants.items()}
-            type(self)._dumpers = dumpers
-        return dumpers[obj["game"]].dump(obj)
+        return self.variants.dump(obj)
 
     @classmethod
     def openapi_schema(cls, converter: Any) -> dict[str, Any]:
@@ -121,14 +153,13 @@ class ByGame(ma.Schema):
 
 def by_game(
     frame: type[ma.Schema], suffix: str, fields: Callable[[engine.Game[Any]], dict[str, ma.fields.Field[Any]]]
-) -> dict[str, type[ma.Schema]]:
-    """One schema a game: `frame`'s fields and the game's own `fields` (e.g. GolfGameView); a field the
-    frame holds as GameTyped keeps its place, so every game's answer has the frame's order."""
-    games = engine.all_games()
-    variants = {game.id: frame.from_dict(fields(game), name=f"{game_name(game)}{suffix}") for game in games}
-    for name, variant in variants.items():
-        untyped = [key for key, field in variant._declared_fields.items() if isinstance(field, GameTyped)]
-        assert not untyped, f"{name}'s {suffix} leaves {untyped} untyped"
+) -> GameVariants:
+    """One schema a game, for every game registered when it is asked for: `frame`'s fields and the game's own
+    `fields` (e.g. GolfGameView); a field the frame holds as GameTyped keeps its place, so every game's answer
+    has the frame's order."""
+    variants = GameVariants(frame, suffix, fields)
+    for game_id in variants:  # the built-in games' schemas are checked as the module loads
+        variants[game_id]
     return variants
 
 

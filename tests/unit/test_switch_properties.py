@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, given, reject, settings
 from hypothesis import strategies as st
 
 from domain import engine
@@ -26,6 +26,7 @@ from tests.unit.switch_helpers import canonical, cards_everywhere
 PRINTABLE = st.characters(min_codepoint=0x20, max_codepoint=0x7E)
 SEEDS = st.text(PRINTABLE, min_size=1, max_size=20)
 MAX_STEPS = 20_000  # generous: these games (target <= 80, plays preferred) take a few hundred actions
+MAX_EVENTS = 5_000  # the largest max_events drawn (C-9), well within MAX_STEPS
 ALL_CODES = frozenset(canonical())
 NO_CARD_EVENTS = ("CardDrawn", "PendingDrawTaken", "StockReshuffled", "Passed")
 PROPERTY_SETTINGS = settings(
@@ -44,7 +45,9 @@ def configs(draw: st.DrawFn) -> engine.GameConfig:
         "extra_twos": draw(st.integers(0, 8)),
         "target": draw(st.integers(1, 80)),
     }
-    version = draw(st.sampled_from([1, 2]))  # games of either rules version play on (S-9)
+    version = draw(st.sampled_from([1, 2, 3]))  # games of every rules version play on (S-9)
+    if version >= engine.get_game("switch").event_limit_since:
+        options["max_events"] = draw(st.integers(100, MAX_EVENTS))  # C-9: every such game ends
     return engine.make_config("switch", players, options, draw(SEEDS), rules_version=version)
 
 
@@ -83,7 +86,8 @@ def play(config: engine.GameConfig, chooser: str, check: Check | None = None) ->
         marks.append((len(events), snap))
         if check:
             check(before, snap, new)
-    raise AssertionError(f"the game did not end within {MAX_STEPS} actions")
+    assert config.max_events is None, f"a game bounded by C-9 did not end within {MAX_STEPS} actions"
+    reject()  # a game of a rules version before C-9 may go on for ever: that is why C-9 came
 
 
 # ---------------------------------------------------------------- checks
@@ -192,10 +196,16 @@ def test_random_games_end_conserve_cards_and_hide_cards(config: engine.GameConfi
     snap, events, _ = play(config, chooser, every_check)
     names = [e.type_name() for e in events]
     assert names[-2:] == ["GameEnded", "SeedRevealed"]
-    assert names.count("RoundStarted") == names.count("RoundScored") >= 1
     scored = [e.data()["scores"] for e in events if e.type_name() == "RoundScored"]
-    totals = [sum(column) for column in zip(*scored, strict=True)]
+    totals = [sum(column) for column in zip(*scored, strict=True)] or [0] * config.players
     ended = events[-2].data()
+    if ended.get("reason") == "event_limit":  # C-9: the hand in play is not scored
+        assert config.max_events - engine.ACTION_EVENTS_MAX < len(events) <= config.max_events
+        assert ended["totals"] == totals
+        assert ended["winners"] == [seat for seat, total in enumerate(totals) if total == min(totals)]
+        assert names.count("RoundStarted") == names.count("RoundScored") + 1
+        return
+    assert names.count("RoundStarted") == names.count("RoundScored") >= 1
     assert ended["totals"] == totals and max(totals) >= config.options["target"]
     before_last = [sum(column) for column in zip(*scored[:-1], strict=True)] if len(scored) > 1 else [0]
     assert max(before_last) < config.options["target"], "the game ends after the first hand that reaches the target"
