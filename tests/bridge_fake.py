@@ -1,4 +1,4 @@
-"""A fake of the registered-bots HTTP contract (shared/API.md, "Registered bots"), for the bridge's tests.
+"""A fake of the registered-bots HTTP contract (its "Registered bots"), for the bridge's tests.
 
 It serves, on a free local port, exactly what the bridge uses:
 

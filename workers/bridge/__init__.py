@@ -1,4 +1,4 @@
-"""`python -m workers.bridge`: plays a registered bot's turns over HTTP (shared/API.md, "Registered bots").
+"""`python -m workers.bridge`: plays a registered bot's turns over HTTP (the registered bots of the HTTP contract).
 
 It long-polls `GET /v1/bots/me/turns` with the bot's token, has each turn decided by one of three
 players (players.py: a Python function, a house level of domain/bots/, or a command in any language
