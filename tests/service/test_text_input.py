@@ -44,28 +44,28 @@ def test_a_dispute_reason_with_a_lone_surrogate_is_400_and_files_nothing(
     assert client.get(url).get_json()["disputes"] == []
 
 
+def refused_header(client: FlaskClient, fake_redis: fakeredis.FakeRedis, header: dict[str, str]) -> None:
+    """An action with `header` (and the seat's token) is a 400 and leaves the game as it was."""
+    game = create_golf(client)
+    before = stream_entries(fake_redis, game["id"])
+    headers = {**auth(game["seats"][0]["token"]), **header}
+    response = client.post(f"/v1/games/{game['id']}/actions", json=REVEAL, headers=headers)
+    assert_problem(response, 400, "invalid_request")
+    assert_unchanged(client, fake_redis, game["id"], before)
+
+
 @pytest.mark.parametrize("key", ["k\ud800", "caf\u00e9", "tab\tkey", ""])
 def test_an_idempotency_key_that_is_not_printable_ascii_is_400_and_changes_nothing(
     client: FlaskClient, fake_redis: fakeredis.FakeRedis, key: str
 ) -> None:
-    game = create_golf(client)
-    before = stream_entries(fake_redis, game["id"])
-    headers = {**auth(game["seats"][0]["token"]), "Idempotency-Key": key}
-    response = client.post(f"/v1/games/{game['id']}/actions", json=REVEAL, headers=headers)
-    assert_problem(response, 400, "invalid_request")
-    assert_unchanged(client, fake_redis, game["id"], before)
+    refused_header(client, fake_redis, {"Idempotency-Key": key})
 
 
 @pytest.mark.parametrize("header", ['"²"', '"١٢"', '"3\u2075"', '"+3"', '" 3"', '"3 "'])
 def test_an_if_match_that_is_not_ascii_digits_is_400_and_changes_nothing(
     client: FlaskClient, fake_redis: fakeredis.FakeRedis, header: str
 ) -> None:
-    game = create_golf(client)
-    before = stream_entries(fake_redis, game["id"])
-    headers = {**auth(game["seats"][0]["token"]), "If-Match": header}
-    response = client.post(f"/v1/games/{game['id']}/actions", json=REVEAL, headers=headers)
-    assert_problem(response, 400, "invalid_request")
-    assert_unchanged(client, fake_redis, game["id"], before)
+    refused_header(client, fake_redis, {"If-Match": header})
 
 
 def test_an_if_match_on_no_game_without_a_token_is_400_not_500(client: FlaskClient) -> None:

@@ -25,6 +25,7 @@ RECORD = ROOT / "tests" / "records" / "cardtable-record-2" / "go5-seeded.json"
         ("service.archive", "usage: "),
         ("bench", "usage: python -m bench"),
         ("workers", "usage: python -m workers"),
+        ("workers.bridge", "--command COMMAND"),
     ],
 )
 def test_help_works_on_every_cli(module: str, shown: str) -> None:
