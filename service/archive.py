@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     client = connect(args.redis_url or connection_settings()["REDIS_URL"], decode_responses=True)
     services = build_services({}, redis_client=client, dispatcher=NoDispatcher())  # it enqueues no bot turn
-    archive = Archive(services.games, services.storage)
+    archive = Archive(services.history, services.storage)
     if args.command == "export":
         outcomes = archive.export(args.finished_before, args.to)
     else:

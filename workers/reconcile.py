@@ -76,7 +76,7 @@ Due = Callable[[str], Waiting | None]
 def waiting_for(service: GameService, game_id: str) -> Waiting | None:
     """What the game waits for at its current version; None when there is no such game."""
     try:
-        loaded = service.repository.load(game_id)
+        loaded = service.load(game_id)
     except GameNotFound:
         return None
     bot = loaded.bot_to_act()

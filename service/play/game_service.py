@@ -20,6 +20,7 @@ from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play import game_header
 from service.play.errors import (
+    GameNotFound,
     IdempotencyKeyReused,
     InvalidRequest,
     NoFreeGameId,
@@ -236,6 +237,24 @@ class GameService:
         step = self._decide(loaded, lambda snap: engine.act(snap, seat, action), system_reason)
         self._append_at(loaded, step)
         return step
+
+    def load(self, game_id: str) -> LoadedGame:
+        """The game as it stands now (GameNotFound when there is none)."""
+        return self.repository.load(game_id)
+
+    def note_lost_turns(self, running: list[str]) -> set[str]:
+        """Of these running games, note those that the waiting index misses while a bot or a turn timeout
+        is due (its index write and its job were both lost), so that the reconciler asks for the turn; a
+        game that is gone is left out. Returns the games noted."""
+        noted = set()
+        for game_id in self.turns.unnoted(running):
+            try:
+                loaded = self.repository.load(game_id)
+            except GameNotFound:
+                continue
+            if self.turns.note_waiting(loaded):
+                noted.add(game_id)
+        return noted
 
     def abandon(self, game_id: str, reason: str, version: int | None = None) -> list[dict[str, Any]]:
         """End a running game as abandoned (GameAbandoned, then the seed's reveal) through a

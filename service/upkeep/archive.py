@@ -23,7 +23,6 @@ from typing import Any
 from domain.verify import read_record, verify
 from service.play import game_header
 from service.play.game_history import GameHistory
-from service.play.game_service import GameService
 from service.play.ports import epoch_of
 from service.play.seats import holds_token
 from service.storage.archive_store import StoredGame
@@ -43,11 +42,12 @@ BATCH = 500
 class Archive:
     """Export and import of finished games between the event store and `.json.gz` files."""
 
-    def __init__(self, service: GameService, store: RedisStore) -> None:
-        self.service = service
+    def __init__(self, history: GameHistory, store: RedisStore) -> None:
+        """`history`: the records and audits the files hold; `store`: the adapters games are read, deleted
+        and restored with, and their index."""
         self.store = store.archive
         self.index: GameIndex = store.index
-        self.history = GameHistory(service.repository, store.events, store.packing, store.disputes, service.clock)
+        self.history = history
 
     # ------------------------------------------------------------ export
 

@@ -147,7 +147,7 @@ class Lifecycle:
         for game_id, at in running:
             if game_id in inactive:
                 self.index.started(game_id, at)
-        due = self._note_due_turns([game_id for game_id, _ in running])
+        due = self.service.note_lost_turns([game_id for game_id, _ in running])
         found = [game_id for game_id, _ in ended + running if game_id in unnoted | inactive | due]
         for game_id in [game_id for game_id in found if self.store.meta(game_id) is None]:
             self.index.forget(game_id)  # exported after it was read: the export's own forget may have come first
@@ -155,16 +155,6 @@ class Lifecycle:
         for game_id in found:
             log.warning("lifecycle: game %s was missing from its index and is back in it", game_id)
         return found
-
-    def _note_due_turns(self, running: list[str]) -> set[str]:
-        """Of the running games that the waiting index does not hold, note those with a bot or a turn
-        timeout due (its write and its job were both lost): the reconciler then asks for the turn."""
-        noted = set()
-        for game_id in self.service.turns.unnoted(running):
-            loaded = self._load(game_id)
-            if loaded is not None and self.service.turns.note_waiting(loaded):
-                noted.add(game_id)
-        return noted
 
     def _last_record(self, game_id: str) -> dict[str, Any] | None:
         seq = self.store.last_seq(game_id)
@@ -209,7 +199,7 @@ class Lifecycle:
 
     def _load(self, game_id: str) -> LoadedGame | None:
         try:
-            return self.service.repository.load(game_id)
+            return self.service.load(game_id)
         except GameNotFound:
             pass
         self.index.forget(game_id)

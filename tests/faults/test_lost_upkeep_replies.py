@@ -32,7 +32,7 @@ FAULTS = [Fault.REPLY_LOST, Fault.NOT_SENT]
 
 
 def archive_of(proxied: Proxied) -> Archive:
-    return Archive(proxied.app.extensions["games"], proxied.app.extensions["storage"])
+    return Archive(proxied.app.extensions["history"], proxied.app.extensions["storage"])
 
 
 def lifecycle_of(proxied: Proxied) -> Lifecycle:

@@ -218,7 +218,7 @@ def test_players_packing_export_and_import_under_faults_lose_double_and_resurrec
     service = proxied.app.extensions["games"]
     store = proxied.app.extensions["storage"]
     lifecycle = Lifecycle(service, store, LifecycleSettings(compact_after_seconds=0))
-    archive = Archive(service, store)
+    archive = Archive(proxied.app.extensions["history"], store)
     told, upkeep = Told(), Upkeep()
     for _ in range(GAMES):
         told.created.append(proxied.create(TWO_PEOPLE))

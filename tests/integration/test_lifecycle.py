@@ -177,7 +177,7 @@ def test_packing_and_export_work_on_a_redis_cluster(cluster_url: str, tmp_path: 
     ).pack(game_id)
     assert cluster.exists(f"game:{{{game_id}}}:packed") and not cluster.exists(f"game:{{{game_id}}}:events")
     assert answers(client, created) == before
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
     assert archive.export_game(game_id, tmp_path) == "exported"
     assert client.get(f"/v1/games/{game_id}").status_code == 404
     assert archive.import_file(tmp_path / f"{game_id}.json.gz") == (game_id, "imported")

@@ -138,7 +138,7 @@ def packing_right_after_the_exports_first_read(
     export must not write a file without the events and then delete the game."""
     game_id = finished_game(client, app, dispatcher)
     before = events(client, game_id)
-    store, archive = store_of(app), Archive(app.extensions["games"], app.extensions["storage"])
+    store, archive = store_of(app), Archive(app.extensions["history"], app.extensions["storage"])
     reads = store.archive.stored_game
     reads(game_id)  # Redis knows the store's scripts from here on
     packed: list[str] = []
@@ -174,7 +174,7 @@ def exported_while_it_is_packed(
     """Item 3: the export (file written, game deleted) lands between packing's read and its write of
     the packed value; the write must not bring the deleted game back."""
     game_id = finished_game(client, app, dispatcher, with_a_person=True)
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
     exported: list[str] = []
     hooked.before(carries_a_packed_value, lambda: exported.append(archive.export_game(game_id, folder)))
 

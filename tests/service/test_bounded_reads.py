@@ -187,7 +187,7 @@ def test_kept_answers_go_with_the_game_when_it_is_exported_and_it_answers_the_sa
     client = app.test_client()
     gid = packed_golf(app)["id"]
     made = {what: get_json(client, f"/v1/games/{gid}/{what}") for what in ("record", "audit")}
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
     assert archive.export_game(gid, tmp_path) == "exported"
     assert [key for key in fake_redis.keys(f"game:{{{gid}}}:*")] == [], "the answers are deleted with the game"
     assert get_json(client, f"/v1/games/{gid}/audit", status=404)

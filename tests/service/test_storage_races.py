@@ -112,7 +112,7 @@ def test_export_pages_past_games_that_were_missing(
     monkeypatch.setattr("service.upkeep.archive.BATCH", 2)
     games = [finished_game(client, app, dispatcher) for _ in range(3)]
     fake_redis.zadd(FINISHED_KEY, {"gone-1": 1, "gone-2": 2})  # the oldest
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
 
     outcomes = archive.export(datetime.now(UTC) + timedelta(days=1), tmp_path)
 
@@ -186,7 +186,7 @@ DOCUMENT_TAMPERINGS: dict[str, Callable[[dict[str, Any]], None]] = {
 def exported_file(client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, tmp_path: Path) -> Path:
     """The archive file of a finished game of a person (two disputes) and a bot; the game is gone from Redis."""
     game_id = finished_game(client, app, dispatcher, with_a_person=True)
-    assert Archive(app.extensions["games"], app.extensions["storage"]).export_game(game_id, tmp_path) == "exported"
+    assert Archive(app.extensions["history"], app.extensions["storage"]).export_game(game_id, tmp_path) == "exported"
     assert len(read_file(tmp_path / f"{game_id}.json.gz")["private"]["disputes"]) == 2
     return tmp_path / f"{game_id}.json.gz"
 
@@ -203,7 +203,7 @@ def test_import_refuses_a_private_part_that_does_not_fit_the_record_and_writes_n
         DOCUMENT_TAMPERINGS[tampering](document)
     tampered = exported_file.with_name("tampered.json.gz")
     write_file(tampered, document)
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
 
     _, outcome = archive.import_file(tampered)
 
@@ -234,7 +234,7 @@ def test_export_pages_past_a_kept_game_the_sweep_takes_out_of_the_index(
     running = create_golf(client, seats=[{"kind": "human", "name": "Ana"}, TWO_BOTS[0]])["id"]
     fake_redis.zadd(FINISHED_KEY, {running: 1})  # the oldest
     games = [finished_game(client, app, dispatcher) for _ in range(3)]
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
     export_game = archive.export_game
 
     def export_then_sweep(game_id: str, folder: Path) -> str:
@@ -266,7 +266,7 @@ def test_a_dispute_filed_while_the_export_deletes_its_game_is_refused_and_leaves
     created = create(client, "golf")
     play_to_end(client, app, dispatcher, created)
     game_id, token = created["id"], created["seats"][0]["token"]
-    archive = Archive(app.extensions["games"], app.extensions["storage"])
+    archive = Archive(app.extensions["history"], app.extensions["storage"])
     exported: list[str] = []
     disputes_key = f"game:{{{game_id}}}:disputes"
     fake_redis.before(is_a_script_on(disputes_key), lambda: exported.append(archive.export_game(game_id, tmp_path)))
@@ -292,7 +292,7 @@ def test_a_game_stored_with_a_name_that_is_no_text_is_kept_and_the_export_goes_o
     dispatcher.drain()
     games = [first["id"], finished_game(client, app, dispatcher)]
 
-    outcomes = Archive(app.extensions["games"], app.extensions["storage"]).export(
+    outcomes = Archive(app.extensions["history"], app.extensions["storage"]).export(
         datetime.now(UTC) + timedelta(days=1), tmp_path
     )
 
