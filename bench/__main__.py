@@ -19,6 +19,7 @@ from rich.console import Console
 from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
 from bench.procs import ROOT, Processes, Server, processes
 from service.bootstrap import game_history, game_service
+from service.play.game_service import GameService
 from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import RQDispatcher
 
@@ -32,10 +33,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
     """Every figure, in the order of the issue: fold, actions (closed and open loop), cost against length, bots,
     the reconciler, memory."""
     with processes(folder) as procs:
-        raw = procs.start_redis()
-        store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
-        store = RedisStore.connect(store_client)
-        service = game_service(store, RQDispatcher(raw))
+        raw, store, service = _store_and_service(procs)
         console.print(f"redis-server at {procs.redis_url}, logs in {folder}")
 
         console.print("bot turns through the RQ workers, and no-op jobs ...")
@@ -103,13 +101,30 @@ def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
 def run_reads_only(console: Console, folder: Path) -> list[report.Figure]:
     """Only the figures of reads against game length (`python -m bench --only reads`)."""
     with processes(folder) as procs:
-        raw = procs.start_redis()
-        store_client = redis.Redis.from_url(procs.redis_url, decode_responses=True)
-        store = RedisStore.connect(store_client)
-        service = game_service(store, RQDispatcher(raw))
+        _, store, service = _store_and_service(procs)
         app = procs.start_gunicorn(APP, "api")
         console.print(reads.TITLE)
         return reads.figures(service, store.packing, app, procs.redis_pid)
+
+
+def run_actions_only(console: Console, folder: Path) -> list[report.Figure]:
+    """Only what an action costs against its floors (`python -m bench --only actions`): the closed-loop
+    actions against the floor app, and an action's CPU against game length."""
+    with processes(folder) as procs:
+        raw, _, service = _store_and_service(procs)
+        app = procs.start_gunicorn(APP, "api")
+        floor = procs.start_gunicorn(FLOOR_APP, "floor")
+        console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
+        figures = actions.figures(raw, app, floor, procs.redis_pid)
+        console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
+        return [*figures, *length.figures(service, app, procs.redis_pid)]
+
+
+def _store_and_service(procs: Processes) -> tuple[redis.Redis, RedisStore, GameService]:
+    """The bench's own redis-server, the store's adapters on it and the command use cases."""
+    raw = procs.start_redis()
+    store = RedisStore.connect(redis.Redis.from_url(procs.redis_url, decode_responses=True))
+    return raw, store, game_service(store, RQDispatcher(raw))
 
 
 def _raise_file_limit() -> None:
@@ -125,7 +140,9 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
-    parser.add_argument("--only", choices=["watchers", "openloop", "reads"], help="measure only these figures")
+    parser.add_argument(
+        "--only", choices=["watchers", "openloop", "reads", "actions"], help="measure only these figures"
+    )
     parser.add_argument("--rate", type=float, default=150.0, help="with --only openloop: actions offered a second")
     args = parser.parse_args()
     _raise_file_limit()
@@ -136,6 +153,8 @@ def main() -> None:
             figures = run_watchers_only(console, Path(folder))
         elif args.only == "reads":
             figures = run_reads_only(console, Path(folder))
+        elif args.only == "actions":
+            figures = run_actions_only(console, Path(folder))
         elif args.only == "openloop":
             figures = run_openloop_only(console, Path(folder), args.rate)
         else:
