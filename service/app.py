@@ -13,6 +13,7 @@ import flask_smorest
 import redis
 from werkzeug.exceptions import HTTPException
 
+from service.api import bot_routes as bots_api
 from service.api import catalog_routes as catalog
 from service.api import game_routes as games_api
 from service.api import health_routes as health
@@ -98,6 +99,7 @@ def create_app(
     app.extensions["storage"] = services.storage
     app.extensions["repository"] = services.repository
     app.extensions["tickets"] = services.tickets
+    app.extensions["bots"] = services.bots
     app.extensions["store_ping"] = services.store.ping
     app.extensions["watchers"] = Watchers(
         services.store,
@@ -105,6 +107,7 @@ def create_app(
         per_client=int(app.config["WATCHES_PER_CLIENT"]),
     )
     ratelimit.init_app(app, services.store_client)
+    bots_api.init_app(app)
     depths = services.dispatcher.queue_depths if isinstance(services.dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.storage.counts.game_counts, depths)
 
@@ -116,7 +119,9 @@ def create_app(
         },
     )
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
-    for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp):
+    api.spec.components.security_scheme("botToken", {"type": "http", "scheme": "bearer"})
+    api.spec.components.security_scheme("registrationToken", {"type": "http", "scheme": "bearer"})
+    for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp, bots_api.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
     app.register_blueprint(apidocs.blp)  # the document itself and its reference page `/docs`

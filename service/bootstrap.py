@@ -10,12 +10,13 @@ from typing import Any, TypedDict
 import redis
 
 from domain.options import EventLimits
+from service.play.bots import Bots, bots_max_from_env
 from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService, utc_now
 from service.play.ports import Clock, TurnDispatcher
-from service.play.seats import think_ms_max_from_env
+from service.play.seats import bot_move_seconds, think_ms_max_from_env
 from service.play.stream_tickets import StreamTickets
 from service.play.turn_scheduler import TurnScheduler
 from service.storage.event_store import EventStore
@@ -38,6 +39,7 @@ class Services:
     history: GameHistory
     tickets: StreamTickets
     repository: GameRepository  # the games as the read routes and the sweep load them
+    bots: Bots  # registered bots: registration, profiles, their tokens
 
     @property
     def index(self) -> GameIndex:
@@ -96,7 +98,8 @@ def build_services(
     games = game_service(storage, dispatcher)
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     tickets = StreamTickets(games.repository, storage.tickets)
-    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository)
+    assert games.bots is not None  # game_service gives it its registered bots
+    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots)
 
 
 def game_service(
@@ -107,12 +110,15 @@ def game_service(
     snapshots: SnapshotCache | None = None,
     think_ms_max: int | None = None,
     event_limits: EventLimits | None = None,
+    bots_max: int | None = None,
 ) -> GameService:
     """The command use cases on the store's adapters (its events, index and counts), asking `dispatcher` for
     due turns, with their collaborators: the repository (`snapshots`: its snapshot cache, default one on the
     store's snapshots) and the turn scheduler. `think_ms_max` (default: EXPERT_THINK_MS_MAX, else 2000) caps an
     expert's think time a move; `event_limits` (default: MAX_EVENTS_DEFAULT and MAX_EVENTS_LIMIT) a new game's
-    `max_events` (C-9)."""
+    `max_events` (C-9); `bots_max` (default: BOTS_MAX, else 10,000) caps the registered bots, and
+    BOT_MOVE_SECONDS is checked here, at start."""
+    bot_move_seconds()
     return GameService(
         store.events,
         GameRepository(store.events, snapshots if snapshots is not None else SnapshotCache(store=store.snapshots)),
@@ -122,6 +128,7 @@ def game_service(
         think_ms_max if think_ms_max is not None else think_ms_max_from_env(),
         event_limits if event_limits is not None else event_limits_from_env(),
         clock,
+        Bots(store.bots, clock, bots_max if bots_max is not None else bots_max_from_env()),
     )
 
 

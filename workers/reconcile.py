@@ -84,7 +84,7 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
     return Waiting(
         loaded.version,
         queue is not None,
-        loaded.turn_seconds if loaded.timeout_due() else None,
+        loaded.timeout_seconds(),
         loaded.bot_delay_seconds(),
         queue or BOT_QUEUE,
     )

@@ -16,6 +16,7 @@ from webargs.flaskparser import FlaskParser
 
 from service.api.followers import Watchers
 from service.api.problems import ApiError
+from service.play.bots import Bots
 from service.play.errors import token_needed
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService
@@ -195,6 +196,12 @@ def games() -> GameService:
     """The app's command use cases: create, act."""
     service: GameService = flask.current_app.extensions["games"]
     return service
+
+
+def bots() -> Bots:
+    """The app's registered bots."""
+    found: Bots = flask.current_app.extensions["bots"]
+    return found
 
 
 def repository() -> GameRepository:

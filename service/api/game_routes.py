@@ -21,6 +21,7 @@ from service.api.blueprint import (
     QueryInteger,
     QueryNumber,
     bearer_token,
+    bots,
     checked_id,
     games,
     repository,
@@ -67,7 +68,13 @@ def _default_think_ms() -> str:
 class SeatRequestSchema(ma.Schema):
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(validate=validate.Length(1, 40))
-    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only; default greedy"})
+    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only; default greedy"})
+    bot = ma.fields.String(
+        validate=validate.Length(1, 32),
+        metadata={
+            "description": "a registered bot's name (GET /v1/bots): it plays the seat with its token; not with `level`"
+        },
+    )
     think_ms = ma.fields.Integer(
         strict=True,
         validate=validate.Range(*THINK_MS_RANGE),
@@ -81,6 +88,10 @@ class SeatRequestSchema(ma.Schema):
     def _level_for_bots_only(self, data: dict[str, Any], **_: Any) -> None:
         if "level" in data and not seat_kinds.KINDS[data["kind"]].leveled:
             raise ma.ValidationError("only a bot seat has a level", "level")
+        if "bot" in data and not seat_kinds.KINDS[data["kind"]].leveled:
+            raise ma.ValidationError("only a bot seat names a registered bot", "bot")
+        if "bot" in data and "level" in data:
+            raise ma.ValidationError("a seat names either a `level` or a registered `bot`, not both", "bot")
         if "think_ms" in data and data.get("level") != "expert":
             raise ma.ValidationError("only an expert bot has a time budget", "think_ms")
 
@@ -247,7 +258,8 @@ CREATE_EXAMPLE = {
 @blp.doc(operationId="createGame", responses={201: {"links": GAME_LINKS, "headers": {"Location": LOCATION}}})
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
-    s422="the rules refuse this setup (player count)",
+    s422="the rules refuse this setup (player count); a seat's bot is unknown, not registered for the game or in"
+    " two seats (`invalid_bot_seat`)",
     s429="this client created too many games this minute, or has its most running games with an expert seat "
     "(`rate_limited`); `Retry-After` says when to retry",
 )
@@ -275,7 +287,11 @@ def _running(game_id: str) -> bool:
 
 
 @blp.route("/<game_id>")
-@blp.doc(operationId="getGame", security=[{}, {"seatToken": []}], responses={200: {"headers": {"ETag": ETAG}}})
+@blp.doc(
+    operationId="getGame",
+    security=[{}, {"seatToken": []}, {"botToken": []}],
+    responses={200: {"headers": {"ETag": ETAG}}},
+)
 @blp.response(200, GameViewSchema)
 @blp.problems(
     s429=READS_LIMITED,
@@ -283,17 +299,18 @@ def _running(game_id: str) -> bool:
     s404="no such game",
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """The caller's view: a seat's with its token, else the spectator's (C-6)."""
+    """The caller's view: a seat's with its token (or with the token of the registered bot that holds it),
+    else the spectator's (C-6)."""
     loaded = repository().load(checked_id(game_id))
     token = bearer_token()
-    seat = loaded.seat_for_token(token) if token else None
+    seat = bots().seat_for_token(loaded.seats, loaded.token_digests, token) if token else None
     return render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])
 @blp.doc(
     operationId="postAction",
-    security=[{"seatToken": []}],
+    security=[{"seatToken": []}, {"botToken": []}],
     responses={409: {"headers": {"ETag": ETAG}}},
     parameters=[
         {
@@ -321,7 +338,8 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     s503="the event store cannot be reached; nothing was written",
 )
 def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """One action for the token's seat; `Idempotency-Key` makes retries safe."""
+    """One action for the token's seat (a registered bot's token: the seat it holds); `Idempotency-Key`
+    makes retries safe."""
     game_id = checked_id(game_id)
     token = bearer_token()  # none: act says 401 once it knows the game (404 first)
     expected = _expected_version(body.pop("expected_version", None))

@@ -6,6 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.play.errors import (
+    BadBotSeat,
+    BotExists,
+    BotNotFound,
+    BotsFull,
     EventOutOfRange,
     GameNotFound,
     IdempotencyKeyReused,
@@ -23,6 +27,7 @@ PROBLEM_TYPE_BASE = "https://cardtable.invalid/problems/"
 TITLES = {
     400: "Bad Request",
     401: "Unauthorized",
+    403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
     409: "Conflict",
@@ -76,6 +81,10 @@ STATUS_OF: dict[type[PlayError], int] = {
     EventOutOfRange: 422,
     TooManyDisputes: 422,
     IdempotencyKeyReused: 422,
+    BotExists: 409,
+    BotsFull: 409,
+    BotNotFound: 404,
+    BadBotSeat: 422,
     StreamDamaged: 500,
     NoFreeGameId: 503,
 }

@@ -2,6 +2,7 @@
 
 Settings (app config, else the environment; each off under TESTING unless a test sets it):
   GAMES_PER_MINUTE    games one client may create per window (default 30; 0 turns the limit off)
+  BOT_REGISTRATIONS_PER_HOUR  bots one client may register an hour (default 10; 0 turns the limit off)
   READS_PER_SECOND    GET requests under /v1/ one client may make a second, sustained (default 20;
                       0 turns the limit off) ...
   READ_BURST          ... and at once after a quiet spell: the bucket's size (default 200)
@@ -41,6 +42,8 @@ from service.storage.redis_clients import StoreClient
 from service.storage.scripts import store_call
 
 DEFAULT_GAMES_PER_MINUTE = 30
+DEFAULT_BOT_REGISTRATIONS_PER_HOUR = 10
+BOT_REGISTRATIONS_EXTENSION = "ratelimit_bots"
 DEFAULT_READS_PER_SECOND = 20
 DEFAULT_READ_BURST = 200
 DEFAULT_EXPERT_GAMES_PER_CLIENT = 4
@@ -91,8 +94,16 @@ return {count, ttl}
 class RateLimiter:
     """A fixed-window counter per client: at most `limit` hits per `window_seconds`."""
 
-    def __init__(self, client: StoreClient, limit: int, window_seconds: int = WINDOW_SECONDS, name: str = "games"):
+    def __init__(
+        self,
+        client: StoreClient,
+        limit: int,
+        window_seconds: int = WINDOW_SECONDS,
+        name: str = "games",
+        noun: str = "new games",
+    ):
         self.limit = limit
+        self.noun = noun
         self.window_seconds = window_seconds
         self.name = name
         self._hit = client.register_script(_HIT)
@@ -114,7 +125,7 @@ class RateLimiter:
             raise ApiError(
                 429,
                 "rate_limited",
-                f"at most {self.limit} new games per client every {self.window_seconds} s; "
+                f"at most {self.limit} {self.noun} per client every {self.window_seconds} s; "
                 f"try again in {retry_after} s",
                 headers={"Retry-After": str(retry_after)},
             )
@@ -231,6 +242,9 @@ def init_app(app: flask.Flask, client: StoreClient) -> RateLimiter:
     experts = _setting(app, "EXPERT_GAMES_PER_CLIENT", DEFAULT_EXPERT_GAMES_PER_CLIENT)
     app.config["EXPERT_GAMES_PER_CLIENT"] = experts
     app.extensions[EXPERT_GAMES_EXTENSION] = RunningGames(client, experts)
+    bots = _setting(app, "BOT_REGISTRATIONS_PER_HOUR", DEFAULT_BOT_REGISTRATIONS_PER_HOUR)
+    app.config["BOT_REGISTRATIONS_PER_HOUR"] = bots
+    app.extensions[BOT_REGISTRATIONS_EXTENSION] = RateLimiter(client, bots, 3600, "bots", "bot registrations")
     app.before_request(limit_reads)
     return limiter
 
@@ -263,6 +277,13 @@ def limit_game_creation() -> None:
     if limiter is None or not limiter.enabled:
         return
     limiter.hit(client_address_of(flask.request))
+
+
+def limit_bot_registration() -> None:
+    """Count a bot registration by the current client (no-op when the limit is off)."""
+    limiter: RateLimiter | None = flask.current_app.extensions.get(BOT_REGISTRATIONS_EXTENSION)
+    if limiter is not None and limiter.enabled:
+        limiter.hit(client_address_of(flask.request))
 
 
 def expert_games() -> RunningGames | None:

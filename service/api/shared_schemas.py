@@ -26,8 +26,9 @@ class SeatCreatedSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(required=True)
-    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
+    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only"})
     think_ms = ma.fields.Integer()
+    bot = ma.fields.String(metadata={"description": "a registered bot's seat: the bot's name"})
     token = ma.fields.String(metadata={"description": "humans only; shown once"})
 
 
@@ -35,8 +36,9 @@ class SeatViewSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(required=True)
-    level = Enum("BotLevel", LEVELS, metadata={"description": "bots only"})
+    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only"})
     think_ms = ma.fields.Integer()
+    bot = ma.fields.String(metadata={"description": "a registered bot's seat: the bot's name"})
     score = ma.fields.Integer(required=True)
 
 

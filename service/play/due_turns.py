@@ -5,8 +5,9 @@ What is due is scheduled by service/play/turn_scheduler.py. A job (workers/bot_t
 workers/turn_timeouts.py) runs the one loop of due turns, GameService.play_due_turns: each turn is
 decided on the game as loaded and appended only at its version, as a person's action is.
 
-Turn timeouts: a human seat that does not act within the game's `turn_seconds` has a move played for
-it by the `greedy` policy, recorded with actor "system", the seat and the reason `turn_timeout`. The
+Turn timeouts: a human seat that does not act within the game's `turn_seconds`, or a registered bot's
+seat within that or BOT_MOVE_SECONDS (service/play/seats.py), has a move played for it by the `greedy`
+policy, recorded with actor "system", the seat and the reason `turn_timeout`. The
 clock of a version starts when the game reaches it and stops when the game moves on (the job is
 deleted; one that already left the schedule finds the version gone and does nothing).
 
@@ -80,7 +81,8 @@ class BotChain:
 
 
 class TimedOut:
-    """A turn timeout's moves: one for each human seat that was to act at the job's version and still is."""
+    """A turn timeout's moves: one for each seat on a clock (a person's, a registered bot's) that was to act
+    at the job's version and still is."""
 
     stale = "stale"
     idle = "no_human_to_act"
@@ -90,10 +92,10 @@ class TimedOut:
 
     def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
         if self.due is None:
-            self.due = loaded.humans_to_act() if loaded.turn_seconds is not None else []
+            self.due = loaded.on_clock()
         while self.due:
             seat = self.due.pop(0)
-            if seat in loaded.humans_to_act():  # else the moves so far ended its turn (a round ended, say)
+            if seat in loaded.on_clock():  # else the moves so far ended its turn (a round ended, say)
                 return seat, timeout_action(loaded, seat), TURN_TIMEOUT
         return None
 

@@ -125,6 +125,39 @@ class NoFreeGameId(PlayError):
         super().__init__("could not allocate a game id")
 
 
+class BotExists(PlayError):
+    """A bot of that name is registered already."""
+
+    code = "bot_exists"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"a bot named {name!r} is registered already")
+
+
+class BotNotFound(PlayError):
+    """No bot has that name."""
+
+    code = "bot_not_found"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"no bot named {name!r}")
+
+
+class BotsFull(PlayError):
+    """As many bots are registered as the operator allows (BOTS_MAX)."""
+
+    code = "bots_full"
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"this service takes at most {cap} registered bots")
+
+
+class BadBotSeat(PlayError):
+    """A seat names a bot that cannot sit there: unknown, not registered for the game, or in two seats."""
+
+    code = "invalid_bot_seat"
+
+
 def token_needed(what: str) -> str:
     """What an Unauthorized says when `what` (e.g. "an action") came without a seat token."""
     return f"{what} needs 'Authorization: Bearer <seat token>'"

@@ -19,7 +19,9 @@ from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play import game_header
+from service.play.bots import Bots
 from service.play.errors import (
+    BadBotSeat,
     GameNotFound,
     IdempotencyKeyReused,
     InvalidRequest,
@@ -65,10 +67,12 @@ class GameService:
         think_ms_max: int,
         event_limits: EventLimits,
         clock: Clock = utc_now,
+        bots: Bots | None = None,
     ) -> None:
         """`store`: the games' events and headers; `index`: where games are noted by their stage of life;
         `counts`: games counted as they start and finish; `think_ms_max`: the cap on an expert's think time a
-        move; `event_limits`: a new game's default and largest `max_events` (C-9)."""
+        move; `event_limits`: a new game's default and largest `max_events` (C-9); `bots`: the registered bots
+        (None: no seat may name one)."""
         self.store = store
         self.repository = repository
         self.index = index
@@ -77,6 +81,7 @@ class GameService:
         self.event_limits = event_limits
         self.clock = clock
         self.counts = counts
+        self.bots = bots
 
     # ------------------------------------------------------------ create
 
@@ -102,6 +107,10 @@ class GameService:
             snap, events = engine.start(config)
         except DomainError as error:
             raise refusal(error) from error
+        if any(request.get("bot") is not None for request in seats):
+            if self.bots is None:
+                raise BadBotSeat("seats: this service seats no registered bots")
+            self.bots.check_seats(game, seats)
         seat_list = tuple(new_seat(i, request, game, self.think_ms_max) for i, request in enumerate(seats))
         source = "creator" if seed is not None else "server"
         return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
@@ -163,10 +172,23 @@ class GameService:
         (`expected_version`: only at that version; `idempotency_key`: a retry gets the first answer).
         An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized), and
         both from the game's meta alone: the game is loaded only for a token of one of its seats."""
-        seat = self.repository.seat_for_token(game_id, token)
+        seat = self.seat_for_token(game_id, token)
+        return self.submit(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
+
+    def seat_for_token(self, game_id: str, token: str | None) -> int:
+        """The seat `token` acts for in the game: one of its seats' own tokens, else a registered bot's
+        that holds a seat; GameNotFound first, then Unauthorized. A seat's token is checked on the game's
+        meta alone; a bot's only when that fails."""
+        try:
+            seat = self.repository.seat_for_token(game_id, token)
+        except Unauthorized:
+            if self.bots is None or token is None:
+                raise
+            header = self.repository.load_header(game_id)
+            return self.bots.seat_for_token(header.seats, header.token_digests, token)
         if seat is None:
             raise Unauthorized(NO_TOKEN)
-        return self.submit(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
+        return seat
 
     def submit(
         self,

@@ -65,13 +65,29 @@ class LoadedGame:
         """The seats that may act now and act with a token of their own (the people's)."""
         return [seat for seat in self.snap.to_act() if controller_of(self.seats[seat]).holds_token]
 
+    def on_clock(self) -> list[int]:
+        """The seats that may act now and are on a turn timeout's clock (people in a game with
+        `turn_seconds`, registered bots always)."""
+        return [seat for seat in self.snap.to_act() if self._clock_of(seat) is not None]
+
+    def timeout_seconds(self) -> int | None:
+        """The length of the turn timeout's clock due now (the shortest of the seats on it), None when none is."""
+        clocks = [clock for seat in self.snap.to_act() if (clock := self._clock_of(seat)) is not None]
+        return min(clocks) if clocks else None
+
     def timeout_due(self) -> bool:
-        """A person is to act in a game with `turn_seconds`: a turn timeout must be on the clock."""
-        return self.turn_seconds is not None and bool(self.humans_to_act())
+        """A seat on a turn timeout's clock is to act: a turn timeout must be on the clock."""
+        return bool(self.on_clock())
 
     def workers_may_wait(self) -> bool:
         """Whether the game can ever wait for the workers (a bot seat, or turn timeouts)."""
-        return self.turn_seconds is not None or any(controller_of(seat).turn_queue is not None for seat in self.seats)
+        return self.turn_seconds is not None or any(
+            controller_of(seat).turn_queue is not None or controller_of(seat).clock_seconds(None) is not None
+            for seat in self.seats
+        )
+
+    def _clock_of(self, seat: int) -> int | None:
+        return controller_of(self.seats[seat]).clock_seconds(self.turn_seconds)
 
     def person_may_call(self) -> bool:
         """A person may act out of turn now (a Go5 call, V-13): a bot due waits CALL_GRACE_SECONDS

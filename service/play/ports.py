@@ -143,3 +143,20 @@ class NoDispatcher:
 def epoch_of(at: str) -> float:
     """Seconds since the epoch of a service timestamp (the Clock's ISO 8601, UTC)."""
     return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+
+
+class BotBook(Protocol):
+    """Registered bots, by name (service/storage/bot_registry.py)."""
+
+    def register(self, bot: Mapping[str, Any], digest: str, cap: int) -> str:
+        """Add the bot with its token's digest, all or nothing: `ok`, `exists` (name taken) or `full` (`cap`
+        reached)."""
+
+    def bot(self, name: str) -> dict[str, Any] | None:
+        """The bot's stored fields (`token`: its token's digest); None when there is no such bot."""
+
+    def names(self, after: str | None, count: int, game: str | None = None) -> list[str]:
+        """At most `count` names after `after`, in order; of `game`'s bots only."""
+
+    def replace_token(self, name: str, current: str, new: str) -> bool:
+        """Put the digest `new` in place of `current`; False when `current` is no longer the bot's."""

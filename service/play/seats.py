@@ -37,6 +37,8 @@ from service.storage.keys import BOT_QUEUE, EXPERT_QUEUE
 
 DEFAULT_LEVEL = "greedy"  # a house seat's level when its request names none
 THINK_MS_MAX = 2000  # the server's cap on an expert's think time a move, unless EXPERT_THINK_MS_MAX says otherwise
+BOT_MOVE_SECONDS = 10  # a registered bot's time a move in a game without `turn_seconds`, unless BOT_MOVE_SECONDS says
+BOT_MOVE_SECONDS_RANGE = (1, 86400)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,10 +50,13 @@ class Seat:
     name: str
     level: str | None = None
     think_ms: int | None = None
+    bot: str | None = None  # a registered bot's name (service/play/bots.py)
 
     def public(self) -> dict[str, Any]:
         """The seat without secrets."""
         out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
+        if self.bot is not None:
+            out["bot"] = self.bot
         if self.level is not None:
             out["level"] = self.level
         if self.think_ms is not None:
@@ -71,6 +76,17 @@ def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
     low, high = THINK_MS_RANGE
     if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
         raise ThinkCapError(f"EXPERT_THINK_MS_MAX must be a whole number of milliseconds from {low} to {high}")
+    return int(text)
+
+
+def bot_move_seconds(environ: Mapping[str, str] = os.environ) -> int:
+    """A registered bot's time a move in a game without `turn_seconds`: BOT_MOVE_SECONDS, default 10."""
+    text = environ.get("BOT_MOVE_SECONDS", "").strip()
+    if not text:
+        return BOT_MOVE_SECONDS
+    low, high = BOT_MOVE_SECONDS_RANGE
+    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
+        raise ValueError(f"BOT_MOVE_SECONDS must be a whole number of seconds from {low} to {high}")
     return int(text)
 
 
@@ -98,6 +114,13 @@ class SeatController(Protocol):
     def turn_queue(self) -> str | None:
         """The queue the seat's due turn is put on; None when the service asks nobody for it."""
 
+    @property
+    def bot_name(self) -> str | None:
+        """The registered bot whose token acts for the seat (None: no registered bot's)."""
+
+    def clock_seconds(self, turn_seconds: int | None) -> int | None:
+        """The seat's turn-timeout clock in a game with `turn_seconds` (None: it is on no clock)."""
+
     def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
         """The seat's action at `snap`, decided here (an expert thinks at most `think_ms_max` a move);
         None when it is decided elsewhere."""
@@ -109,6 +132,10 @@ class Person:
 
     holds_token = True
     turn_queue = None
+    bot_name = None
+
+    def clock_seconds(self, turn_seconds: int | None) -> int | None:
+        return turn_seconds
 
     def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
         return None
@@ -122,16 +149,37 @@ class HousePolicy:
     level: str
     think_ms: int | None = None
     holds_token = False
+    bot_name = None
 
     @property
     def turn_queue(self) -> str:
         return EXPERT_QUEUE if self.level == "expert" else BOT_QUEUE
+
+    def clock_seconds(self, turn_seconds: int | None) -> int | None:
+        return None
 
     def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any]:
         view = engine.view(snap, seat)
         rng = snap.config.private_stream(f"bot/{seat}/{snap.version}")
         budget = budget_for(snap.config.game, self.think_ms, time.monotonic, cap=think_ms_max)
         return choose_action(snap.config.game, self.level, view, view["you"]["legal"], rng, budget)
+
+
+@dataclasses.dataclass(frozen=True)
+class RegisteredBot:
+    """An outside program registered as a bot (service/play/bots.py): it acts over the API with the bot's
+    token, not one of the seat's own, and is always on a turn timeout's clock: the game's `turn_seconds`,
+    else BOT_MOVE_SECONDS. Nobody asks it for its turn yet: it reads its seat's view."""
+
+    bot_name: str
+    holds_token = False
+    turn_queue = None
+
+    def clock_seconds(self, turn_seconds: int | None) -> int | None:
+        return turn_seconds if turn_seconds is not None else bot_move_seconds()
+
+    def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
+        return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,6 +197,14 @@ def _person_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max
     return Seat(index, request["kind"], request.get("name") or f"Player {index}", None, request.get("think_ms"))
 
 
+def _bot_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: int) -> Seat:
+    """A house level's seat, or a registered bot's when the request names one (`bot`)."""
+    if request.get("bot") is not None:
+        name = request["bot"]
+        return Seat(index, request["kind"], request.get("name") or name, bot=name)
+    return _house_seat(index, request, game, think_ms_max)
+
+
 def _house_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: int) -> Seat:
     level = request.get("level", DEFAULT_LEVEL)
     think_ms = effective_think_ms(game, level, request.get("think_ms"), think_ms_max)
@@ -159,13 +215,15 @@ def _person(seat: Seat) -> SeatController:
     return Person()
 
 
-def _house_policy(seat: Seat) -> SeatController:
+def _bot_controller(seat: Seat) -> SeatController:
+    if seat.bot is not None:
+        return RegisteredBot(seat.bot)
     return HousePolicy(seat.level or DEFAULT_LEVEL, seat.think_ms)
 
 
 KINDS: dict[str, SeatKind] = {
     "human": SeatKind(_person_seat, _person),
-    "bot": SeatKind(_house_seat, _house_policy, leveled=True),
+    "bot": SeatKind(_bot_seat, _bot_controller, leveled=True),
 }
 """Every kind of seat, by the `kind` of its request and of its stored form."""
 

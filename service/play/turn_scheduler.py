@@ -61,20 +61,20 @@ class TurnScheduler:
     # ------------------------------------------------------------ turn timeouts
 
     def schedule_timeout(self, loaded: LoadedGame) -> None:
-        """A human seat is to act in a game with `turn_seconds`: start its clock (best effort: the game
-        is in the waiting index, so the reconciler schedules a timeout that is lost here)."""
-        if loaded.turn_seconds is None:
-            return
-        if not loaded.humans_to_act():
+        """A seat on a turn timeout's clock is to act (a person in a game with `turn_seconds`, a registered
+        bot): start its clock (best effort: the game is in the waiting index, so the reconciler schedules a
+        timeout that is lost here)."""
+        seconds = loaded.timeout_seconds()
+        if seconds is None:
             return
         try:
-            self.dispatcher.schedule_timeout(loaded.id, loaded.version, loaded.turn_seconds)
+            self.dispatcher.schedule_timeout(loaded.id, loaded.version, seconds)
         except Exception:
             log.exception("could not schedule the turn timeout of %s at version %s", loaded.id, loaded.version)
 
     def cancel_timeout(self, before: LoadedGame) -> None:
         """The game moved on from `before`: its turn timeout, if any, is moot."""
-        if before.turn_seconds is None:
+        if before.turn_seconds is None and not before.timeout_due():
             return
         try:
             self.dispatcher.cancel_timeout(before.id, before.version)

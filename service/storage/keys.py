@@ -85,3 +85,21 @@ def game_of(key: str) -> str:
 def entry_id(seq: int) -> str:
     """A stream entry's id: `<seq>-0`."""
     return f"{seq}-0"
+
+
+# Registered bots share one hash tag, so that a registration (the bot's hash, the names and its games'
+# indexes) is one script on one Redis Cluster slot:
+#   bots:{registry}:names        sorted set, every registered name (score 0: ordered by name)
+#   bots:{registry}:bot:<name>   hash: name, games (JSON), description, created_at, token (SHA-256 digest)
+#   bots:{registry}:game:<game>  sorted set, the names registered for a game (score 0)
+BOT_NAMES_KEY = "bots:{registry}:names"
+
+
+def bot(name: str) -> str:
+    """A registered bot's hash."""
+    return f"bots:{{registry}}:bot:{name}"
+
+
+def bots_of_game(game: str) -> str:
+    """The names of the bots registered for `game`."""
+    return f"bots:{{registry}}:game:{game}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from service.storage.archive_store import ArchiveStore
+from service.storage.bot_registry import BotRegistry
 from service.storage.disputes import DisputeStore
 from service.storage.event_store import EventStore
 from service.storage.game_counts import GameCounts
@@ -29,6 +30,7 @@ class RedisStore:
     snapshots: RedisSnapshots
     index: GameIndex  # the games by their stage of life
     counts: GameCounts  # games started and finished, for the metrics
+    bots: BotRegistry  # registered bots and their tokens' digests
 
     @classmethod
     def connect(
@@ -51,4 +53,5 @@ class RedisStore:
             RedisSnapshots(client),
             GameIndex(client),
             GameCounts(client),
+            BotRegistry(client),
         )

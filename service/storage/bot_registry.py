@@ -1,0 +1,81 @@
+"""Registered bots (keys in service/storage/keys.py): each bot's hash, the index of names and one index of
+names per game. A registration is one Lua script, so it is all or nothing and the cap on registered bots
+is checked in the same step that adds the name."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from service.storage import keys
+from service.storage.redis_clients import StoreClient
+from service.storage.scripts import store_call, text
+
+# KEYS: names, bot hash, then one index per game. ARGV: cap, name, then the hash's field/value pairs.
+# Returns 'ok', 'exists' or 'full'.
+_REGISTER = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 'full' end
+local fields = {}
+for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[2], unpack(fields))
+redis.call('ZADD', KEYS[1], 0, ARGV[2])
+for i = 3, #KEYS do redis.call('ZADD', KEYS[i], 0, ARGV[2]) end
+return 'ok'
+"""
+
+# KEYS: bot hash. ARGV: the current token's digest, the new one. Returns 1 if replaced, 0 if not.
+_ROTATE = """
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'token', ARGV[2])
+return 1
+"""
+
+
+class BotRegistry:
+    """Registered bots in Redis: register, read, page through, replace a token."""
+
+    def __init__(self, client: StoreClient, before_register: Callable[[], None] | None = None) -> None:
+        """`before_register`: called just before the registration script runs (a test's hook to force an
+        interleaving)."""
+        self._redis = client
+        self._register = client.register_script(_REGISTER)
+        self._rotate = client.register_script(_ROTATE)
+        self._before_register = before_register
+
+    def register(self, bot: Mapping[str, Any], digest: str, cap: int) -> str:
+        """Add `bot` (name, games, description, created_at) with its token's digest, unless its name is
+        taken (`exists`) or `cap` bots are registered (`full`); `ok` when added."""
+        fields = {**bot, "games": json.dumps(list(bot["games"])), "token": digest}
+        if fields.get("description") is None:
+            fields.pop("description", None)
+        pairs = [str(part) for item in fields.items() for part in item]
+        if self._before_register is not None:
+            self._before_register()
+        game_keys = [keys.bots_of_game(game) for game in bot["games"]]
+        reply = store_call(
+            self._register,
+            keys=[keys.BOT_NAMES_KEY, keys.bot(bot["name"]), *game_keys],
+            args=[cap, bot["name"], *pairs],
+        )
+        return text(reply)
+
+    def bot(self, name: str) -> dict[str, Any] | None:
+        """The bot's stored fields (games decoded, `token` its digest); None when there is no such bot."""
+        stored = store_call(self._redis.hgetall, keys.bot(name))
+        if not stored:
+            return None
+        fields = {text(k): text(v) for k, v in stored.items()}
+        return {**fields, "games": json.loads(fields["games"])}
+
+    def names(self, after: str | None, count: int, game: str | None = None) -> list[str]:
+        """At most `count` names after `after` (all from the first without), in order; of `game`'s bots only."""
+        index = keys.bots_of_game(game) if game is not None else keys.BOT_NAMES_KEY
+        start = f"({after}" if after is not None else "-"
+        found: Sequence[Any] = store_call(self._redis.zrangebylex, index, start, "+", start=0, num=count)
+        return [text(name) for name in found]
+
+    def replace_token(self, name: str, current: str, new: str) -> bool:
+        """Put the digest `new` in place of `current`; False when `current` is not the bot's digest now."""
+        return bool(store_call(self._rotate, keys=[keys.bot(name)], args=[current, new]))
