@@ -27,6 +27,10 @@ class OutsideProgram:
 
     holds_token = False
     turn_queue = OUTSIDE_QUEUE
+    bot_name = None
+
+    def clock_seconds(self, turn_seconds: int | None) -> int | None:
+        return None
 
     def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
         return None
