@@ -13,9 +13,15 @@ seat is. A controller says:
   couple of seconds a move, so experts have a queue of their own and the other bots keep their pace;
 - `decide`: the seat's action, decided by the worker that took the turn (None: decided elsewhere).
 
-A new kind of seat (an outside program that takes its turns from a queue of its own, with a lease
-and a deadline) is one more entry in KINDS, or one more controller that a kind hands out for a seat
-it stores: the command path, the due-turn loop and the reconciler only ask the controller.
+- `bot_name`: the registered bot whose token acts for the seat (service/play/bots.py), None for others;
+- `clock_seconds(turn_seconds)`: the seat's turn-timeout clock (None: on none). A person is on the game's
+  `turn_seconds`; a registered bot on those, else BOT_MOVE_SECONDS (default 10), so that a bot that never
+  acts only slows its games.
+
+A bot seat names a house `level` or a registered `bot` (`{"kind": "bot", "bot": "acme-golfer"}`), and its
+kind hands out the controller of the one it names. A new kind of seat is one more entry in KINDS, or one
+more controller that a kind hands out for a seat it stores: the command path, the due-turn loop and the
+reconciler only ask the controller.
 
 Expert seats think at most EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's
 `think_ms` asks.

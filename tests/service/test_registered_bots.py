@@ -16,6 +16,7 @@ from domain.bots import choose_action
 from domain.verify import verify
 from service.app import create_app
 from service.play.bots import Bots
+from service.play.errors import Unauthorized
 from service.play.game_service import GameService
 from service.play.loaded_game import token_digest
 from service.play.seats import BOT_MOVE_SECONDS
@@ -298,9 +299,10 @@ def test_a_bot_seat_is_on_the_games_turn_seconds_when_it_has_them(
     client: FlaskClient, dispatcher: RecordingDispatcher
 ) -> None:
     registered(client)
-    create_golf(client, [{"kind": "bot", "bot": "acme-golfer"}, {"kind": "human"}], options=ONE_ROUND, turn_seconds=3)
+    seats = [{"kind": "bot", "bot": "acme-golfer"}, {"kind": "bot"}]
+    game = create_golf(client, seats, options=ONE_ROUND, turn_seconds=3)
     dispatcher.drain()
-    assert list(dispatcher.timeouts.values()) == [3]
+    assert dispatcher.timeouts == {(game["id"], game["version"]): 3}
 
 
 def test_bots_use_case_needs_no_flask(fake_redis: fakeredis.FakeRedis) -> None:
@@ -308,5 +310,5 @@ def test_bots_use_case_needs_no_flask(fake_redis: fakeredis.FakeRedis) -> None:
     bots = Bots(BotRegistry(fake_redis), lambda: "2026-01-01T00:00:00.000Z")
     one = bots.register("bot-one", ["golf"])["token"]
     bots.register("bot-two", ["golf"])
-    with pytest.raises(Exception, match="current token"):
+    with pytest.raises(Unauthorized, match="current token"):
         bots.new_token("bot-two", one)
