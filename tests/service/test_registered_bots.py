@@ -302,7 +302,7 @@ def test_a_bot_seat_is_on_the_games_turn_seconds_when_it_has_them(
     seats = [{"kind": "bot", "bot": "acme-golfer"}, {"kind": "bot"}]
     game = create_golf(client, seats, options=ONE_ROUND, turn_seconds=3)
     dispatcher.drain()
-    assert dispatcher.timeouts == {(game["id"], game["version"]): 3}
+    assert [(game_id, seconds) for (game_id, _), seconds in dispatcher.timeouts.items()] == [(game["id"], 3)]
 
 
 def test_bots_use_case_needs_no_flask(fake_redis: fakeredis.FakeRedis) -> None:
