@@ -134,7 +134,9 @@ def game_service(
 
 def game_history(store: RedisStore, games: GameService, disputes_per_seat: int = DISPUTES_PER_SEAT) -> GameHistory:
     """The read side for review and disputes, on the store's events, kept answers and disputes."""
-    return GameHistory(games.repository, store.events, store.packing, store.disputes, games.clock, disputes_per_seat)
+    return GameHistory(
+        games.repository, store.events, store.packing, store.disputes, games.clock, disputes_per_seat, games.bots
+    )
 
 
 def packed_cache_bytes(settings: Mapping[str, Any]) -> int:

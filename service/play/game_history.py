@@ -13,6 +13,7 @@ from typing import Any
 
 from domain import engine
 from domain.verify import FIRST_RECORD_FORMAT, RECORD_FORMAT, verify
+from service.play.bots import Bots
 from service.play.errors import EventOutOfRange, GameNotFound, PlayError, TooManyDisputes
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
@@ -45,15 +46,18 @@ class GameHistory:
         disputes: DisputeLog,
         clock: Clock,
         disputes_per_seat: int = DISPUTES_PER_SEAT,
+        bots: Bots | None = None,
     ) -> None:
         """`store`: the games' events; `answers`: where the answers of a game that can no longer change are
-        kept; `disputes`: the games' disputes, at most `disputes_per_seat` a seat in a game."""
+        kept; `disputes`: the games' disputes, at most `disputes_per_seat` a seat in a game; `bots`: the
+        registered bots, whose tokens act for the seats they hold (None: seat tokens only)."""
         self.repository = repository
         self.store = store
         self.answers = answers
         self.dispute_log = disputes
         self.clock = clock
         self.disputes_per_seat = disputes_per_seat
+        self.bots = bots
 
     # ------------------------------------------------------------ replay
 
@@ -62,11 +66,17 @@ class GameHistory:
 
         Folded from the nearest snapshot at or before `at` (service/storage/snapshots.py)."""
         loaded = self.repository.load(game_id)
-        seat = loaded.seat_for_token(token) if token else None
+        seat = self._seat_for(loaded, token) if token else None
         at = loaded.version if at is None else at
         if not 1 <= at <= loaded.version:
             raise EventOutOfRange(loaded.version, at)
         return {"at": at, **self._view_at(loaded, at, seat, loaded.snap.finished)}
+
+    def _seat_for(self, game: LoadedGame, token: str) -> int:
+        """The seat `token` acts for: a seat's own, or a registered bot's that holds the seat; Unauthorized."""
+        if self.bots is None:
+            return game.seat_for_token(token)
+        return self.bots.seat_for_token(game.seats, game.token_digests, token)
 
     def _view_at(self, game: LoadedGame, at: int, seat: int | None, finished: bool) -> dict[str, Any]:
         """The game after event `at`; with no seat and a finished game, everything."""
@@ -172,7 +182,7 @@ class GameHistory:
         no fold. A seat files at most `disputes_per_seat` disputes per game (422 otherwise).
         """
         header = self._header(game_id)
-        seat = header.seat_for_token(token)
+        seat = self._seat_for(header, token)
         if self.dispute_log.count_disputes(game_id, seat) >= self.disputes_per_seat:  # before the audit
             raise self._too_many()
         records = [_parse(text) for text in self.store.read_raw(game_id)]
@@ -211,7 +221,7 @@ class GameHistory:
         `{"error": <the refusal as data>}` instead (PlayError.as_data).
         """
         header = self._header(game_id)
-        seat = header.seat_for_token(token) if token else None
+        seat = self._seat_for(header, token) if token else None
         page = self.dispute_log.disputes(game_id, after, limit + 1)
         game, finished = self._game_and_status(header) if page else (header, False)
         audit_now = functools.cache(lambda: self.audit(game_id))  # only for disputes filed without a verdict

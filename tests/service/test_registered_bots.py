@@ -312,3 +312,15 @@ def test_bots_use_case_needs_no_flask(fake_redis: fakeredis.FakeRedis) -> None:
     bots.register("bot-two", ["golf"])
     with pytest.raises(Unauthorized, match="current token"):
         bots.new_token("bot-two", one)
+
+
+def test_a_bot_token_replays_and_disputes_as_the_seat_its_bot_holds(client: FlaskClient) -> None:
+    token = registered(client)["token"]
+    game = create_golf(client, [{"kind": "human"}, {"kind": "bot", "bot": "acme-golfer"}], options=ONE_ROUND)
+    replay = client.get(f"/v1/games/{game['id']}/replay?at=1", headers=auth(token)).get_json()
+    assert replay["you"]["seat"] == 1
+    filed = client.post(f"/v1/games/{game['id']}/disputes", json={"seq": 1, "reason": "why"}, headers=auth(token))
+    assert filed.status_code == 201, filed.get_json()
+    assert filed.get_json()["seat"] == 1
+    other = registered(client, "other-bot")["token"]
+    assert_problem(client.get(f"/v1/games/{game['id']}/replay?at=1", headers=auth(other)), 401, "unauthorized")
