@@ -127,6 +127,9 @@ def _store_and_service(procs: Processes) -> tuple[redis.Redis, RedisStore, GameS
     return raw, store, game_service(store, RQDispatcher(raw))
 
 
+ONLY_PARTS = ("watchers", "openloop", "reads", "actions")  # what `--only` may measure alone
+
+
 def _raise_file_limit() -> None:
     """Thousands of open watchers need as many sockets, here and in the gunicorn processes started from here."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -140,9 +143,7 @@ def main() -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
-    parser.add_argument(
-        "--only", choices=["watchers", "openloop", "reads", "actions"], help="measure only these figures"
-    )
+    parser.add_argument("--only", choices=ONLY_PARTS, help="measure only these figures")
     parser.add_argument("--rate", type=float, default=150.0, help="with --only openloop: actions offered a second")
     args = parser.parse_args()
     _raise_file_limit()

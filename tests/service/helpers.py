@@ -283,3 +283,16 @@ def play_to_end(
         if check_views:
             check_view_hides(result["state"], service.repository.load(game_id).snap, seat)
     raise AssertionError(f"the game did not end within {max_actions} human actions")
+
+
+def all_events(client: FlaskClient, game_id: str) -> list[dict[str, Any]]:
+    """Every public event of the game, page after page (`/events` answers at most 1,000 at a time)."""
+    events: list[dict[str, Any]] = []
+    path: str | None = f"/v1/games/{game_id}/events?after=0"
+    while path is not None:
+        page = client.get(path)
+        assert page.status_code == 200, page.get_data(as_text=True)
+        body = page.get_json()
+        events += body["events"]
+        path = body["next"]
+    return events

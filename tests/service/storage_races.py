@@ -23,6 +23,7 @@ from service.storage.outcomes import CompactionError, RestoreRefused
 from service.storage.redis_store import RedisStore
 from service.upkeep.archive import Archive
 from tests.conftest import RecordingDispatcher, auth, create_golf
+from tests.service.helpers import all_events
 from tests.service.lifecycle_helpers import create, play_to_end
 
 TWO_BOTS = [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]
@@ -104,7 +105,7 @@ def finished_game(
 
 
 def events(client: FlaskClient, game_id: str) -> list[dict[str, Any]]:
-    listed: list[dict[str, Any]] = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    listed: list[dict[str, Any]] = all_events(client, game_id)
     return listed
 
 

@@ -16,6 +16,7 @@ from service.app import create_app
 from service.play import game_service as commands
 from service.play import seats
 from tests.conftest import RecordingDispatcher
+from tests.service.helpers import all_events
 
 GAME_ID = "sameGameId12"
 RANDOM_BOTS = [{"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]
@@ -41,7 +42,7 @@ def bot_moves(seed: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any
     created = client.post("/v1/games", json=body).get_json()
     assert created["id"] == GAME_ID
     dispatcher.drain()
-    events = client.get(f"/v1/games/{GAME_ID}/events?after=0").get_json()["events"]
+    events = all_events(client, GAME_ID)
     return [(e["actor"], e["type"], e["data"]) for e in events if e["actor"] != "system"]
 
 

@@ -21,7 +21,7 @@ from service.storage.packed_games import unpack
 from service.storage.packing import PackedStore
 from service.upkeep.lifecycle import Lifecycle, LifecycleSettings
 from tests.conftest import RecordingDispatcher, auth
-from tests.service.helpers import assert_problem
+from tests.service.helpers import all_events, assert_problem
 from tests.service.lifecycle_helpers import GAME_IDS, answers, create, play_to_end
 from workers.reconcile import Keeper, Reconciler
 
@@ -301,5 +301,5 @@ def test_a_game_is_not_abandoned_when_its_player_moves_after_the_sweep_found_it_
     assert outcome.abandoned == []
     view = client.get(f"/v1/games/{game_id}").get_json()
     assert view["status"] == "active"
-    last = client.get(f"/v1/games/{game_id}/events").get_json()["events"][-1]
+    last = all_events(client, game_id)[-1]
     assert last["type"] != "GameAbandoned" and last["actor"] == 0

@@ -14,7 +14,7 @@ from domain import engine
 from domain.shuffle import shuffle
 from tests.conftest import RecordingDispatcher, auth
 from tests.json_walk import strings_in
-from tests.service.helpers import Transcript, assert_problem, assert_unchanged, check_chain, stream_entries
+from tests.service.helpers import Transcript, all_events, assert_problem, assert_unchanged, check_chain, stream_entries
 from tests.unit.go5_helpers import CANONICAL, JUNK, N3, NUMBER_CARDS, build_deck, claim_table, expected_deal, ordered
 
 HUMANS = [{"kind": "human", "name": name} for name in ("Ana", "Ben", "Cem")]
@@ -224,9 +224,7 @@ def test_a_call_racing_the_next_draw_exactly_one_wins(client: FlaskClient) -> No
     events = client.get(f"/v1/games/{game_id}/events?after={version}").get_json()["events"]
     winner = "call" if results["call"] == 200 else "draw"
     assert events[0]["type"] == ("Go5Called" if winner == "call" else "CardsDrawn")
-    check_chain(
-        events, client.get(f"/v1/games/{game_id}/events?after=0").get_json()["events"][version - 1]["hash"], version + 1
-    )
+    check_chain(events, all_events(client, game_id)[version - 1]["hash"], version + 1)
 
 
 def play_people(
@@ -368,7 +366,7 @@ def test_whole_game_with_a_scripted_person_and_greedy_bots(
     totals = final["result"]["totals"]
     assert max(totals) >= 40 and final["result"]["winners"] == [s for s, t in enumerate(totals) if t == max(totals)]
     assert [seat["score"] for seat in final["seats"]] == totals
-    events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    events = all_events(client, game_id)
     check_chain(events, created["seed_commitment"])
     assert [e["type"] for e in events][-2:] == ["GameEnded", "SeedRevealed"]
     assert {e["actor"] for e in events} >= set(range(players)) | {"system"}

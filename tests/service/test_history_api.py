@@ -35,7 +35,7 @@ from domain import engine
 from domain.verify import RECORD_FORMAT, verify
 from service.app import create_app
 from tests.conftest import RecordingDispatcher, auth
-from tests.service.helpers import HEX64, assert_problem, check_chain, deal_index, sha256_hex
+from tests.service.helpers import HEX64, all_events, assert_problem, check_chain, deal_index, sha256_hex
 from tests.unit.test_verify import (
     STREAM_TAMPERS,
     TAMPERS,
@@ -431,7 +431,7 @@ def test_the_first_event_commits_to_the_seed_and_the_last_reveals_it(
     assert events[-1]["data"] == {"seed": seed, "nonce": nonce}
     assert not [e["seq"] for e in events[:-1] if seed in json.dumps(e)], "the seed shows before its reveal"
     assert not [e["seq"] for e in events[:-1] if nonce in json.dumps(e)], "the nonce shows before its reveal"
-    assert get_json(client, f"/v1/games/{game_id}/events")["events"] == events
+    assert all_events(client, game_id) == events
 
 
 # ---------------------------------------------------------------- replay of a finished game
@@ -1088,7 +1088,7 @@ def test_a_dispute_is_kept_beside_the_running_game_and_listed_with_the_game_befo
     assert fake_redis.xrange(events_key(gid)) == stream
     assert json.loads(fake_redis.xrange(events_key(gid))[-1][1]["e"])["hash"] == last_hash
     assert get_json(client, f"/v1/games/{gid}")["version"] == len(stream)
-    assert not [e for e in get_json(client, f"/v1/games/{gid}/events")["events"] if "dispute" in e["type"].lower()]
+    assert not [e for e in all_events(client, gid) if "dispute" in e["type"].lower()]
     for who in (token, None):
         listed = get_json(client, f"/v1/games/{gid}/disputes", who)
         assert listed["next"] is None

@@ -15,7 +15,7 @@ from domain import engine
 from domain import romme_melds as rm
 from tests.conftest import RecordingDispatcher, auth
 from tests.json_walk import strings_in
-from tests.service.helpers import assert_problem, check_chain
+from tests.service.helpers import all_events, assert_problem, check_chain
 from tests.unit.romme_helpers import DECK, build_deck, run_hand
 
 JUNK0 = ["AS", "3S", "5S", "8S", "10S", "JS", "KH", "2H", "4H", "6H", "8H", "10H", "7D", "QD", "4D"]
@@ -62,7 +62,7 @@ class Game:
         return view
 
     def events(self) -> list[dict[str, Any]]:
-        events: list[dict[str, Any]] = self.client.get(f"/v1/games/{self.id}/events?after=0").get_json()["events"]
+        events: list[dict[str, Any]] = all_events(self.client, self.id)
         return events
 
     def hand(self, seat: int) -> list[str]:

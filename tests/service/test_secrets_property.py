@@ -30,6 +30,7 @@ from domain import engine
 from domain.switch import card_order as switch_card_order
 from service.api import stream_routes as live
 from tests.conftest import RecordingDispatcher, auth
+from tests.service.helpers import all_events
 from tests.service.sse import SseReader
 
 # game -> (min players, max players, options). Golf with 5 or 6 players and Rommé and Switch
@@ -285,7 +286,7 @@ def play_and_check(
         answered.update({r["seq"]: r for r in body["events"]})
     for reader in streams.values():
         reader.close()
-    records = client.get(f"/v1/games/{game_id}/events?after=0").get_json()["events"]
+    records = all_events(client, game_id)
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     for seq, record in answered.items():
         assert records[seq - 1] == record, f"the answer's event {seq} is not the stored one"
@@ -391,7 +392,7 @@ def test_the_event_checker_catches_a_hidden_card(client: FlaskClient, app: flask
     seats = [{"kind": "human"}, {"kind": "human"}]
     created = client.post("/v1/games", json={"game": "golf", "seats": seats, "options": {"rounds": 1}}).get_json()
     loaded = app.extensions["games"].repository.load(created["id"])
-    records = client.get(f"/v1/games/{created['id']}/events?after=0").get_json()["events"]
+    records = all_events(client, created["id"])
     check_events(records, loaded.config)
     stock = engine.full_view(loaded.snap)["table"]["stock"]
     # seat 0 "turns up" two cards, but the event names the top of the stock instead of its own

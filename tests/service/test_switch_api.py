@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from domain import engine
 from domain.shuffle import shuffle
 from tests.conftest import RecordingDispatcher, auth
-from tests.service.helpers import Transcript, assert_problem, assert_unchanged, check_chain, stream_entries
+from tests.service.helpers import Transcript, all_events, assert_problem, assert_unchanged, check_chain, stream_entries
 from tests.unit.switch_helpers import build_deck, canonical
 
 HUMANS = [{"kind": "human", "name": name} for name in ("Ana", "Ben", "Cem", "Dia")]
@@ -210,7 +210,7 @@ def test_whole_game_scripted_human_and_greedy_bots(
     assert max(totals) >= 100
     assert final["result"]["winners"] == [seat for seat, total in enumerate(totals) if total == min(totals)]
     assert [seat["score"] for seat in final["seats"]] == totals
-    events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
+    events = all_events(client, game_id)
     check_chain(events, created["seed_commitment"])
     types = [e["type"] for e in events]
     assert types[-2:] == ["GameEnded", "SeedRevealed"] and {e["actor"] for e in events} >= {0, 1, 2, 3}

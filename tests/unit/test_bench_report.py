@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from bench import __main__ as bench_main
+from bench.procs import ROOT
 from bench.report import Figure, Target, markdown, print_table, write_json
 
 FIGURES = [
@@ -78,3 +81,11 @@ def test_the_markdown_table_has_a_row_per_figure() -> None:
     assert lines[0].startswith("| figure | value | floor | ratio | target | met |")
     assert len(lines) == 2 + len(FIGURES)
     assert lines[2] == "| `fold_events_per_s` | 30,000 events/s | 120,000 | 0.25 | ratio >= 0.5 | no |"
+
+
+def test_every_bench_command_the_docs_show_is_one_the_bench_takes() -> None:
+    """`python -m bench --only X` in docs/performance.md names a part the bench's parser offers."""
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    shown = set(re.findall(r"python -m bench --only (\w+)", text))
+    offered = set(bench_main.ONLY_PARTS)
+    assert shown and shown <= offered, shown - offered
