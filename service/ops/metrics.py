@@ -111,14 +111,20 @@ class ScrapeTimeCollector(Collector):
             return
         up.add_metric([], 1)
         yield up
-        active = GaugeMetricFamily("cardtable_games_active", "Games started and not finished, by game", labels=["game"])
+        active = GaugeMetricFamily("cardtable_games_active", "Games started and not ended, by game", labels=["game"])
         finished = GaugeMetricFamily("cardtable_games_finished", "Games that have ended, by game", labels=["game"])
+        abandoned = GaugeMetricFamily(
+            "cardtable_games_abandoned", "Games that were ended as abandoned, by game", labels=["game"]
+        )
         for game in sorted({key.partition(":")[2] for key in counts}):
             started, ended = counts.get(f"started:{game}", 0), counts.get(f"finished:{game}", 0)
-            active.add_metric([game], max(0, started - ended))
+            given_up = counts.get(f"abandoned:{game}", 0)
+            active.add_metric([game], max(0, started - ended - given_up))
             finished.add_metric([game], ended)
+            abandoned.add_metric([game], given_up)
         yield active
         yield finished
+        yield abandoned
         queue = GaugeMetricFamily(
             "cardtable_bot_queue_depth", "Bot and timeout jobs in RQ's queue, by state", labels=["state"]
         )

@@ -366,8 +366,8 @@ class GameService:
         if _applied(result, idempotency[1]):
             self._ended(new)
             self.repository.appended(loaded, new)
-            if new.snap.finished and new.snap.abandoned is None:  # an abandoned game is not counted
-                self._count(new.config.game, "finished")
+            if new.snap.finished:
+                self._count(new.config.game, "finished" if new.snap.abandoned is None else "abandoned")
             self.turns.cancel_timeout(loaded)
         return result
 

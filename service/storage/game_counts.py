@@ -9,13 +9,13 @@ from service.storage.scripts import store_call, text
 
 
 class GameCounts:
-    """The hash `stats:games`: `started:<game>` and `finished:<game>` counts."""
+    """The hash `stats:games`: `started:<game>`, `finished:<game>` and `abandoned:<game>` counts."""
 
     def __init__(self, client: StoreClient) -> None:
         self._redis = client
 
     def count_game(self, game: str, moment: str) -> None:
-        """Count a game of type `game` that has `moment` (started, finished), for the metrics."""
+        """Count a game of type `game` that has `moment` (started, finished, abandoned), for the metrics."""
         store_call(self._redis.hincrby, GAME_COUNTS_KEY, f"{moment}:{game}", 1)
 
     def game_counts(self) -> dict[str, int]:

@@ -244,3 +244,21 @@ def test_invented_methods_share_one_label_so_the_metrics_stay_bounded(client: Fl
     methods = {dict(labels).get("method") for (name, labels) in scrape(client) if name.startswith("cardtable_http_")}
     assert not any(method.startswith("INVENTED") for method in methods if method), methods
     assert value(scrape(client), "cardtable_http_requests_total", method="other", status="405") >= 40
+
+
+def test_an_abandoned_game_leaves_the_active_games_and_is_counted_as_abandoned(app: flask.Flask) -> None:
+    """An abandoned game was counted neither finished nor anything else, so `games_active` kept it for good."""
+    client = app.test_client()
+    created = create_golf(client)
+    before = scrape(client)
+    app.extensions["games"].abandon(created["id"], "no action for 30 days")
+    after = scrape(client)
+    assert (
+        value(after, "cardtable_games_active", game="golf") == value(before, "cardtable_games_active", game="golf") - 1
+    )
+    assert value(after, "cardtable_games_abandoned", game="golf") == 1 + value(
+        before, "cardtable_games_abandoned", game="golf"
+    )
+    assert value(after, "cardtable_games_finished", game="golf") == value(
+        before, "cardtable_games_finished", game="golf"
+    )
