@@ -192,39 +192,44 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         return decorate
 
 
+def _extension(name: str) -> Any:
+    """What the app factory keeps under `name` (service/app.py)."""
+    return flask.current_app.extensions[name]
+
+
 def games() -> GameService:
     """The app's command use cases: create, act."""
-    service: GameService = flask.current_app.extensions["games"]
+    service: GameService = _extension("games")
     return service
 
 
 def bots() -> Bots:
     """The app's registered bots."""
-    found: Bots = flask.current_app.extensions["bots"]
+    found: Bots = _extension("bots")
     return found
 
 
 def repository() -> GameRepository:
     """The app's games as the read routes load them."""
-    found: GameRepository = flask.current_app.extensions["repository"]
+    found: GameRepository = _extension("repository")
     return found
 
 
 def tickets() -> StreamTickets:
     """The app's stream tickets: issued to a seat, redeemed by its stream."""
-    found: StreamTickets = flask.current_app.extensions["tickets"]
+    found: StreamTickets = _extension("tickets")
     return found
 
 
 def store_answers() -> bool:
     """Whether the event store answers now (readiness)."""
-    ping: Callable[[], bool] = flask.current_app.extensions["store_ping"]
+    ping: Callable[[], bool] = _extension("store_ping")
     return ping()
 
 
 def watchers() -> Watchers:
     """The app's Watchers: one reader per followed game, shared by its streams and long-polls."""
-    found: Watchers = flask.current_app.extensions["watchers"]
+    found: Watchers = _extension("watchers")
     return found
 
 
