@@ -84,8 +84,13 @@ class GameRepository:
         return game_header.decode(game_id, meta)
 
     def seat_for_token(self, game_id: str, token: str | None) -> int | None:
-        """The seat whose token this is (None for no token), from the game's meta alone, no fold: GameNotFound
-        when there is no such game, then Unauthorized for a token that is not one of its seats'."""
+        """The seat whose token this is (None for no token), from the game as this process holds it, else from
+        its meta alone, no fold: GameNotFound when there is no such game, then Unauthorized for a token that is
+        not one of its seats'."""
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is not None:  # a game's seats and their token digests never change: no read needed
+            return None if token is None else cached.seat_for_token(token)
         meta = self.store.meta(game_id)
         if meta is None:
             raise GameNotFound(game_id)
