@@ -17,7 +17,7 @@ import redis
 from rich.console import Console
 
 from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
-from bench.procs import ROOT, Processes, Server, processes
+from bench.procs import ROOT, Processes, Server, processes, stream_workers_default
 from service.bootstrap import game_history, game_service
 from service.play.game_service import GameService
 from service.storage.redis_store import RedisStore
@@ -25,7 +25,6 @@ from service.storage.turn_queue import RQDispatcher
 
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"
-STREAM_WORKERS = 1  # the stream tier as `make run` starts it (scripts/run.sh)
 STREAM_PRIORITY = "idle"  # SCHED_IDLE, as scripts/run.sh starts it
 
 
@@ -51,7 +50,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         console.print("actions over HTTP at 1, 16 and 64 clients, and the floor app ...")
         action_figures = actions.figures(raw, app, floor, procs.redis_pid)
         rps_c16 = next(figure.value for figure in action_figures if figure.name == "actions_rps_c16")
-        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, priority=STREAM_PRIORITY)
+        stream = start_stream_tier(procs)
         console.print(f"open loop at {openloop.SHARE:.0%} of that rate, alone and with 2,500 watchers held ...")
         open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
@@ -73,8 +72,18 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
     ]
 
 
+def start_stream_tier(procs: Processes, workers: int | None = None) -> Server:
+    """The stream tier as `make run` starts it: `workers` processes (default: STREAM_WORKERS's default for this
+    machine's cores, as scripts/run.sh has it), under SCHED_IDLE."""
+    count = stream_workers_default() if workers is None else workers
+    return procs.start_gunicorn(APP, "stream", workers=count, priority=STREAM_PRIORITY)
+
+
 def watcher_cpu(console: Console, procs: Processes, app: Server, stream: Server) -> list[report.Figure]:
-    """watcher_cpu_us_per_event: the stream tier (one gunicorn worker) against the raw-write floor."""
+    """watcher_cpu_us_per_event: a stream-tier process against the raw-write floor (one gevent process), so a
+    tier of one process (`stream` if it is one, else one started for it)."""
+    if stream.workers != 1:
+        stream = start_stream_tier(procs, workers=1)
     floor = procs.start_floor_stream(STREAM_PRIORITY)  # the same share of the CPU as the tier
     console.print("CPU per event delivered to watchers, against raw socket writes of the same bytes ...")
     return watchers.figures(app, stream, floor.port, floor.pid)
@@ -85,7 +94,7 @@ def run_openloop_only(console: Console, folder: Path, rate: float) -> list[repor
     with processes(folder) as procs:
         procs.start_redis()
         app = procs.start_gunicorn(APP, "api")
-        stream = procs.start_gunicorn(APP, "stream", workers=STREAM_WORKERS, priority=STREAM_PRIORITY)
+        stream = start_stream_tier(procs)
         console.print(f"open loop at {rate:.0f} actions/s, alone and with 2,500 watchers held ...")
         return openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid)
 
@@ -95,7 +104,7 @@ def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
     with processes(folder) as procs:
         procs.start_redis()
         app = procs.start_gunicorn(APP, "api")
-        return watcher_cpu(console, procs, app, procs.start_gunicorn(APP, "stream", STREAM_WORKERS, STREAM_PRIORITY))
+        return watcher_cpu(console, procs, app, start_stream_tier(procs, workers=1))
 
 
 def run_reads_only(console: Console, folder: Path) -> list[report.Figure]:

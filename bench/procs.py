@@ -23,6 +23,14 @@ BIN = Path(sys.executable).parent
 GUNICORN_CONFIG = ROOT / "service" / "ops" / "gunicorn_conf.py"
 
 
+def stream_workers_default(cores: int | None = None) -> int:
+    """The stream tier's processes when STREAM_WORKERS does not say: one for every two cores (rounded up), at
+    least one, as scripts/run.sh starts it; `cores`: the machine's (os.cpu_count()) unless given. One gevent
+    process holds one core at most, and on a shared host the API keeps the other half."""
+    count = os.cpu_count() if cores is None else cores
+    return max(1, ((count or 1) + 1) // 2)
+
+
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as sock:
@@ -87,10 +95,11 @@ def ensure_redis() -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Server:
-    """A gunicorn we started: its port and its master's pid."""
+    """A gunicorn we started: its port, its master's pid and how many worker processes it runs."""
 
     port: int
     pid: int
+    workers: int = 1
 
 
 class Processes:
@@ -124,8 +133,9 @@ class Processes:
 
     def env(self) -> dict[str, str]:
         """The environment of API and worker processes: our Redis, no rate limits nor bound on a client's
-        watchers, no packing by the workers' lifecycle sweep (the memory figures pack the games themselves,
-        after measuring them), and one folder the processes share their metrics in, as under `make run`."""
+        watchers nor bot registrations, no packing by the workers' lifecycle sweep (the memory figures pack the
+        games themselves, after measuring them), and one folder the processes share their metrics in, as under
+        `make run`."""
         return {
             **os.environ,
             "REDIS_URL": self.redis_url,
@@ -133,6 +143,7 @@ class Processes:
             "READS_PER_SECOND": "0",
             "WATCHES_PER_CLIENT": "0",  # thousands of watchers from this one address
             "EXPERT_GAMES_PER_CLIENT": "0",
+            "BOT_REGISTRATIONS_PER_HOUR": "0",  # a thousand registered bots from this one address
             "PYTHONUNBUFFERED": "1",
             "COMPACT_AFTER_SECONDS": "86400",
             "PROMETHEUS_MULTIPROC_DIR": str(self.metrics),
@@ -160,7 +171,7 @@ class Processes:
         process = self._spawn(name, gunicorn_command(app, priority), env)
         url = f"http://127.0.0.1:{port}/healthz"
         wait_until(lambda: urllib.request.urlopen(url, timeout=1).status == 200, 30, f"gunicorn ({name})")
-        return Server(port, process.pid)
+        return Server(port, process.pid, workers)
 
     def start_floor_stream(self, priority: str = "0") -> Server:
         """bench/floor_stream.py on a free port at `priority` (as `start_gunicorn`): raw socket writes of the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import os
 import shlex
 
 import pytest
@@ -24,3 +25,13 @@ def make_run_gunicorn(program: str) -> list[str]:
 def test_the_bench_starts_gunicorn_with_make_runs_arguments(program: str) -> None:
     command = procs.gunicorn_command(APP)
     assert command[command.index(str(procs.BIN / "gunicorn")) + 1 :] == make_run_gunicorn(program)
+
+
+@pytest.mark.parametrize(("cores", "processes"), [(1, 1), (2, 1), (3, 2), (4, 2), (16, 8), (None, 1)])
+def test_the_stream_tier_runs_a_process_for_every_two_cores(
+    monkeypatch: pytest.MonkeyPatch, cores: int | None, processes: int
+) -> None:
+    """As scripts/run.sh's STREAM_WORKERS default: (cores + 1) // 2, at least one (None: the count is unknown)."""
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert procs.stream_workers_default() == processes
+    assert procs.stream_workers_default(cores) == processes
