@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -35,14 +35,22 @@ class Connection:
                 await self._writer.wait_closed()
         self._reader = self._writer = None
 
-    async def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, bytes]:
-        """Send one request and read its whole answer: (status, body)."""
+    async def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[int, bytes]:
+        """Send one request (`headers`: more of them) and read its whole answer: (status, body)."""
         payload = b"" if body is None else json.dumps(body).encode()
         head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(payload)}\r\n"
         if body is not None:
             head += "Content-Type: application/json\r\n"
         if token is not None:
             head += f"Authorization: Bearer {token}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
         reused = self._reader is not None
         reader, writer = await self._open()
         try:
@@ -71,9 +79,16 @@ class Connection:
             await self.close()
         return status, data
 
-    async def json(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    async def json(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
         """A request whose answer must be 2xx JSON."""
-        status, data = await self.request(method, path, body, token)
+        status, data = await self.request(method, path, body, token, headers)
         if not 200 <= status < 300:
             raise HttpError(f"{method} {path}: {status} {data[:300]!r}")
         return json.loads(data)
