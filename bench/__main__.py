@@ -16,7 +16,7 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, report, watchers
+from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, remote, report, watchers
 from bench.procs import ROOT, Processes, Server, processes, stream_workers_default
 from service.bootstrap import game_history, game_service
 from service.play.game_service import GameService
@@ -26,11 +26,12 @@ from service.storage.turn_queue import RQDispatcher
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"
 STREAM_PRIORITY = "idle"  # SCHED_IDLE, as scripts/run.sh starts it
+REMOTE_TITLE = "registered bots: a turn to a waiting long-poll, and bridges playing over HTTP ..."
 
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
-    """Every figure, in the order of the issue: fold, actions (closed and open loop), cost against length, bots,
-    the reconciler, memory."""
+    """Every figure, in the order of the issue: fold, actions (closed and open loop), registered bots, cost
+    against length, bots, the reconciler, memory."""
     with processes(folder) as procs:
         raw, store, service = _store_and_service(procs)
         console.print(f"redis-server at {procs.redis_url}, logs in {folder}")
@@ -51,8 +52,13 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         action_figures = actions.figures(raw, app, floor, procs.redis_pid)
         rps_c16 = next(figure.value for figure in action_figures if figure.name == "actions_rps_c16")
         stream = start_stream_tier(procs)
-        console.print(f"open loop at {openloop.SHARE:.0%} of that rate, alone and with 2,500 watchers held ...")
+        console.print(
+            f"open loop at {openloop.SHARE:.0%} of that rate, alone, with 1,000 registered bots waiting and with "
+            "2,500 watchers held ..."
+        )
         open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
+        console.print(REMOTE_TITLE)
+        remote_figures = remote.figures(procs, app, stream, store.events, bot_figure.value)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
         length_figures = length.figures(service, app, procs.redis_pid)
         console.print(reads.TITLE)
@@ -62,6 +68,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         *fold_figures,
         *action_figures,
         *open_figures,
+        *remote_figures,
         *watcher_figures,
         *length_figures,
         *read_figures,
@@ -96,7 +103,24 @@ def run_openloop_only(console: Console, folder: Path, rate: float) -> list[repor
         app = procs.start_gunicorn(APP, "api")
         stream = start_stream_tier(procs)
         console.print(f"open loop at {rate:.0f} actions/s, alone and with 2,500 watchers held ...")
-        return openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid)
+        return openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid, crowds=("watchers",))
+
+
+def run_remote_only(console: Console, folder: Path, rate: float) -> list[report.Figure]:
+    """Only the registered bots' figures (`python -m bench --only remote`): the house bots' turns through the
+    workers (the floor of the bridges'), a turn's dispatch to a waiting bot, the bridges' turns, and the open loop
+    at `rate` actions a second alone and with 1,000 registered bots waiting."""
+    with processes(folder) as procs:
+        raw, store, service = _store_and_service(procs)
+        console.print("bot turns through the RQ workers, and no-op jobs ...")
+        bot_figure, _ = bots.figure(procs, raw, service, store.events)
+        app = procs.start_gunicorn(APP, "api")
+        stream = start_stream_tier(procs)
+        console.print(REMOTE_TITLE)
+        remote_figures = remote.figures(procs, app, stream, store.events, bot_figure.value)
+        console.print(f"open loop at {rate:.0f} actions/s, alone and with 1,000 registered bots waiting ...")
+        open_figures = openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid, crowds=("bots",))
+    return [bot_figure, *remote_figures, *open_figures]
 
 
 def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
@@ -136,7 +160,7 @@ def _store_and_service(procs: Processes) -> tuple[redis.Redis, RedisStore, GameS
     return raw, store, game_service(store, RQDispatcher(raw))
 
 
-ONLY_PARTS = ("watchers", "openloop", "reads", "actions")  # what `--only` may measure alone
+ONLY_PARTS = ("watchers", "openloop", "reads", "actions", "remote")  # what `--only` may measure alone
 
 
 def _raise_file_limit() -> None:
@@ -153,7 +177,9 @@ def main() -> None:
         "--markdown", action="store_true", help="also print the table as Markdown (docs/performance.md)"
     )
     parser.add_argument("--only", choices=ONLY_PARTS, help="measure only these figures")
-    parser.add_argument("--rate", type=float, default=150.0, help="with --only openloop: actions offered a second")
+    parser.add_argument(
+        "--rate", type=float, default=150.0, help="with --only openloop or remote: actions offered a second"
+    )
     args = parser.parse_args()
     _raise_file_limit()
     console = Console() if Console().is_terminal else Console(width=200)
@@ -167,6 +193,8 @@ def main() -> None:
             figures = run_actions_only(console, Path(folder))
         elif args.only == "openloop":
             figures = run_openloop_only(console, Path(folder), args.rate)
+        elif args.only == "remote":
+            figures = run_remote_only(console, Path(folder), args.rate)
         else:
             figures = run(console, Path(folder))
     report.print_table(figures, console)

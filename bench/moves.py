@@ -16,9 +16,9 @@ def _slots(view: dict[str, Any], seat: int, state: str) -> list[int]:
     return [i for i, slot in enumerate(view["table"]["grids"][seat]["slots"]) if slot["state"] == state]
 
 
-def play(view: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    """The seat to act and its action."""
-    seat = int(view["to_act"][0])
+def play(view: dict[str, Any], seat: int | None = None) -> tuple[int, dict[str, Any]]:
+    """The seat to act (`seat`, else the first of those to act) and its action."""
+    seat = int(view["to_act"][0]) if seat is None else seat
     down = _slots(view, seat, "down")
     if view["phase"] == "setup":
         return seat, {"type": "reveal", "positions": down[:2]}

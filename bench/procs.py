@@ -182,6 +182,12 @@ class Processes:
         wait_until(lambda: _listening(port), 30, "floor stream")
         return Server(port, process.pid)
 
+    def start_bridge(self, name: str, url: str, token: str, *args: str) -> subprocess.Popen[bytes]:
+        """`python -m workers.bridge --url URL *args` playing the bot whose token this is (given in its
+        environment, as a bot's owner would, not in the process list)."""
+        env = {**os.environ, "CARDTABLE_BOT_TOKEN": token, "PYTHONUNBUFFERED": "1"}
+        return self._spawn(name, [sys.executable, "-m", "workers.bridge", "--url", url, *args], env)
+
     def start_workers(self, count: int, name: str = "worker", **settings: str) -> list[subprocess.Popen[bytes]]:
         """`python -m workers` processes, as `make run` starts one; `settings`: more of their environment."""
         env = {**self.env(), **settings}
