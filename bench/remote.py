@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import multiprocessing
 import os
@@ -31,7 +32,7 @@ from typing import Any
 
 from bench import moves, registered
 from bench.client import Connection, HttpError, percentile
-from bench.openloop import Connections, CpuProfile
+from bench.openloop import Connections, CpuProfile, bots_gone
 from bench.procs import Processes, Server, cpu_seconds
 from bench.report import Figure, Target
 from domain.chain import record_actor
@@ -118,6 +119,19 @@ class Receipts:
         asyncio.get_running_loop().remove_reader(self.pipe.fileno())
 
 
+@dataclasses.dataclass
+class Window:
+    """The timed window (monotonic seconds) and what the games saw in it."""
+
+    start: float
+    end: float
+    answered: dict[str, float] = dataclasses.field(default_factory=dict)  # turn id: its move's answer read
+    actions: int = 0  # the person's and the bots' moves answered
+
+    def holds(self, moment: float) -> bool:
+        return self.start <= moment <= self.end
+
+
 class PersonGame:
     """A game of a person (played here) against a registered bot (its turns come through the bot's process)."""
 
@@ -133,12 +147,11 @@ class PersonGame:
         self.view = await self.conns.json("GET", f"/v1/games/{self.id}", token=self.token)
         return self
 
-    async def play(self, receipts: Receipts, timed: tuple[float, float], answered: dict[str, float]) -> bool:
-        """Play both seats until the window `timed` (monotonic start, end) is over; the answers of the person's
-        moves that made the bot due within it go into `answered` (turn id: when read). True if it stopped for
-        a turn of the bot's that never came."""
+    async def play(self, receipts: Receipts, window: Window) -> bool:
+        """Play both seats until the window is over; the answers of the person's moves that made the bot due
+        within it go into `window.answered`. True if it stopped for a turn of the bot's that never came."""
         rng = random.Random(self.id)
-        while time.monotonic() < timed[1] and self.view["status"] == "active":
+        while time.monotonic() < window.end and self.view["status"] == "active":
             to_act = self.view["to_act"]
             if PERSON in to_act:
                 if self.view["table"]["drawn_by"] != PERSON:  # a new turn of the person's: it thinks first
@@ -147,14 +160,16 @@ class PersonGame:
                 answer = await self._act(body, self.token)
                 read = time.monotonic()
                 self.view = answer["state"]
-                if BOT in self.view["to_act"] and BOT not in to_act and timed[0] <= read <= timed[1]:
-                    answered[f"{self.id}:{self.view['version']}"] = read
+                window.actions += window.holds(read)
+                if BOT in self.view["to_act"] and BOT not in to_act and window.holds(read):
+                    window.answered[f"{self.id}:{self.view['version']}"] = read
                 continue
             turn = await receipts.turn(f"{self.id}:{self.view['version']}", TURN_TIMEOUT)
             if turn is None:
                 return True  # the game waits for a turn that never came: it is left
             _, body = moves.play(turn["view"], BOT)
             self.view = (await self._act(body, self.bot_token, turn["turn"]))["state"]
+            window.actions += window.holds(time.monotonic())
         return False
 
     async def _act(self, body: dict[str, Any], token: str, turn: str | None = None) -> Any:
@@ -199,7 +214,28 @@ async def _long_poll_turns(port: int, tokens: list[str], pipe: PipeEnd) -> None:
     pipe.send({"answered": answered[0], "errors": errors[0]})
 
 
-async def _dispatch(api_port: int, stream_port: int) -> tuple[list[float], int, int, int, dict[str, int]]:
+@dataclasses.dataclass
+class Dispatched:
+    """What the dispatch run saw."""
+
+    latencies: list[float]  # of the timed turns (s)
+    early: int  # received before their move's answer was read
+    missing: int  # never received
+    stalled: int  # games left waiting for a turn
+    actions: float  # moves answered a second in the window
+    polls: dict[str, int]  # the bots' process's long-polls answered and errors
+    profile: str  # where the CPU went in the window
+
+
+async def _profile(pids: dict[str, int], window: Window) -> str:
+    """The CPU each process group used over the window."""
+    await asyncio.sleep(max(0.0, window.start - time.monotonic()))
+    profile = CpuProfile(pids)
+    await asyncio.sleep(max(0.0, window.end - time.monotonic()))
+    return profile.summary()
+
+
+async def _dispatch(api_port: int, stream_port: int, pids: dict[str, int]) -> Dispatched:
     conns = Connections(api_port)
     names = registered.bot_names("dispatch", DISPATCH_GAMES)
     tokens = await registered.register_bots(api_port, names, ["golf"])
@@ -213,32 +249,35 @@ async def _dispatch(api_port: int, stream_port: int) -> tuple[list[float], int, 
     bots.start()
     receipts = Receipts(pipe)
     start = time.monotonic() + DISPATCH_WARMUP
-    answered: dict[str, float] = {}
-    stalled = await asyncio.gather(
-        *(game.play(receipts, (start, start + DISPATCH_SECONDS), answered) for game in games)
-    )
-    latencies, early, missing = dispatch_latencies(answered, receipts.received, TURN_TIMEOUT)
+    window = Window(start, start + DISPATCH_SECONDS)
+    profile = asyncio.create_task(_profile({**pids, "bot client": bots.pid or 0}, window))
+    stalled = await asyncio.gather(*(game.play(receipts, window) for game in games))
+    latencies, early, missing = dispatch_latencies(window.answered, receipts.received, TURN_TIMEOUT)
     pipe.send("stop")
     while receipts.summary is None:
         await asyncio.sleep(0.05)
     receipts.close()
     bots.join(10)
     await conns.close()
-    return latencies, early, missing, sum(stalled), receipts.summary
+    actions = window.actions / DISPATCH_SECONDS
+    return Dispatched(latencies, early, missing, sum(stalled), actions, receipts.summary, await profile)
 
 
-def dispatch_figure(api: Server, stream: Server) -> Figure:
+def dispatch_figure(api: Server, stream: Server, redis_pid: int) -> Figure:
     """remote_turn_dispatch_ms_p99: a person's move answered to the bot's waiting long-poll having the turn."""
-    latencies, early, missing, stalled, summary = asyncio.run(_dispatch(api.port, stream.port))
+    pids = {"API": api.pid, "stream tier": stream.pid, "Redis": redis_pid}
+    found = asyncio.run(_dispatch(api.port, stream.port, pids))
+    latencies = found.latencies
     tier = f"{stream.workers} process{'es' if stream.workers > 1 else ''}"
     note = (
         f"{DISPATCH_GAMES} Golf games, a person against a registered bot of its own in each, the person thinking "
-        f"{THINK_SECONDS:g} s a turn; each bot long-polls /v1/bots/me/turns?wait=30 on the stream tier ({tier}); "
-        f"{len(latencies)} turns timed over {DISPATCH_SECONDS:g} s, p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
-        f"{sum(1 for latency in latencies if latency >= 1)} of them 1 s or more, "
-        f"{early} received before the move's answer was read (counted 0), {missing} never received "
-        f"(counted {TURN_TIMEOUT:g} s), {stalled} games left waiting; {summary['answered']} long-polls answered, "
-        f"{summary['errors']} errors; load {os.getloadavg()[0]:.1f}"
+        f"{THINK_SECONDS:g} s a turn ({found.actions:.0f} moves/s in all); each bot long-polls "
+        f"/v1/bots/me/turns?wait=30 on the stream tier ({tier}); {len(latencies)} turns timed over "
+        f"{DISPATCH_SECONDS:g} s, p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
+        f"{sum(1 for latency in latencies if latency >= 1)} of them 1 s or more, {found.early} received before the "
+        f"move's answer was read (counted 0), {found.missing} never received (counted {TURN_TIMEOUT:g} s), "
+        f"{found.stalled} games left waiting; {found.polls['answered']} long-polls answered, "
+        f"{found.polls['errors']} errors; load {os.getloadavg()[0]:.1f}; {found.profile}"
     )
     return Figure("remote_turn_dispatch_ms_p99", percentile(latencies, 0.99) * 1000, "ms", None, DISPATCH_TARGET, note)
 
@@ -343,5 +382,8 @@ def turns_figure(procs: Processes, api: Server, stream: Server, store: EventStor
 
 
 def figures(procs: Processes, api: Server, stream: Server, store: EventStore, house_rate: float) -> list[Figure]:
-    """remote_turn_dispatch_ms_p99 and remote_turns_per_s (`house_rate`: bot_turns_per_s of the same run)."""
-    return [dispatch_figure(api, stream), turns_figure(procs, api, stream, store, house_rate)]
+    """remote_turn_dispatch_ms_p99 and remote_turns_per_s (`house_rate`: bot_turns_per_s of the same run); then
+    waits until the service has let the bots' long-polls go, lest they weigh on the figures after."""
+    found = [dispatch_figure(api, stream, procs.redis_pid), turns_figure(procs, api, stream, store, house_rate)]
+    asyncio.run(bots_gone(api.port))
+    return found
