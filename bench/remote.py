@@ -107,8 +107,8 @@ class Receipts:
 
     async def turn(self, turn_id: str, timeout: float) -> dict[str, Any] | None:
         """The turn once the bot received it; None after `timeout` seconds."""
-        if turn_id in self.turns:
-            return self.turns[turn_id]
+        if turn_id in self.turns or timeout <= 0:
+            return self.turns.get(turn_id)
         waiting = self._waiting.setdefault(turn_id, asyncio.get_running_loop().create_future())
         try:
             return await asyncio.wait_for(asyncio.shield(waiting), timeout)
@@ -252,6 +252,8 @@ async def _dispatch(api_port: int, stream_port: int, pids: dict[str, int]) -> Di
     window = Window(start, start + DISPATCH_SECONDS)
     profile = asyncio.create_task(_profile({**pids, "bot client": bots.pid or 0}, window))
     stalled = await asyncio.gather(*(game.play(receipts, window) for game in games))
+    for turn, answered in window.answered.items():  # the turns of the window's last moves may still be coming
+        await receipts.turn(turn, answered + TURN_TIMEOUT - time.monotonic())
     latencies, early, missing = dispatch_latencies(window.answered, receipts.received, TURN_TIMEOUT)
     pipe.send("stop")
     while receipts.summary is None:
