@@ -8,6 +8,7 @@ a table and writes var/bench.json (one entry per figure: name, value, unit, floo
 from __future__ import annotations
 
 import argparse
+import asyncio
 import resource
 import tempfile
 import time
@@ -107,20 +108,22 @@ def run_openloop_only(console: Console, folder: Path, rate: float) -> list[repor
 
 
 def run_remote_only(console: Console, folder: Path, rate: float) -> list[report.Figure]:
-    """Only the registered bots' figures (`python -m bench --only remote`): the house bots' turns through the
-    workers (the floor of the bridges'), a turn's dispatch to a waiting bot, the bridges' turns, and the open loop
-    at `rate` actions a second alone and with 1,000 registered bots waiting."""
+    """Only the registered bots' figures (`python -m bench --only remote`): a turn's dispatch to a waiting bot,
+    the house bots' turns through the workers just before the bridges' (their floor), and the open loop at `rate`
+    actions a second alone and with 1,000 registered bots waiting."""
     with processes(folder) as procs:
         raw, store, service = _store_and_service(procs)
-        console.print("bot turns through the RQ workers, and no-op jobs ...")
-        bot_figure, _ = bots.figure(procs, raw, service, store.events)
         app = procs.start_gunicorn(APP, "api")
         stream = start_stream_tier(procs)
-        console.print(REMOTE_TITLE)
-        remote_figures = remote.figures(procs, app, stream, store.events, bot_figure.value)
+        console.print("a turn to a registered bot's waiting long-poll ...")
+        dispatch = remote.dispatch_figure(app, stream, procs.redis_pid)
+        console.print("bot turns through the RQ workers, and no-op jobs, then bridges playing over HTTP ...")
+        bot_figure, _ = bots.figure(procs, raw, service, store.events)  # just before the bridges: the same load
+        turns = remote.turns_figure(procs, app, stream, store.events, bot_figure.value)
+        asyncio.run(openloop.bots_gone(app.port))
         console.print(f"open loop at {rate:.0f} actions/s, alone and with 1,000 registered bots waiting ...")
         open_figures = openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid, crowds=("bots",))
-    return [bot_figure, *remote_figures, *open_figures]
+    return [bot_figure, dispatch, turns, *open_figures]
 
 
 def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
