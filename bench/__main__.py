@@ -108,22 +108,23 @@ def run_openloop_only(console: Console, folder: Path, rate: float) -> list[repor
 
 
 def run_remote_only(console: Console, folder: Path, rate: float) -> list[report.Figure]:
-    """Only the registered bots' figures (`python -m bench --only remote`): a turn's dispatch to a waiting bot,
-    the house bots' turns through the workers just before the bridges' (their floor), and the open loop at `rate`
-    actions a second alone and with 1,000 registered bots waiting."""
+    """Only the registered bots' figures (`python -m bench --only remote`): the house bots' turns through the
+    workers just before the bridges' (their floor), a turn's dispatch to a waiting bot (after the workers have
+    stopped: they would play its games' turn timeouts), and the open loop at `rate` actions a second alone and
+    with 1,000 registered bots waiting."""
     with processes(folder) as procs:
         raw, store, service = _store_and_service(procs)
         app = procs.start_gunicorn(APP, "api")
         stream = start_stream_tier(procs)
-        console.print("a turn to a registered bot's waiting long-poll ...")
-        dispatch = remote.dispatch_figure(app, stream, procs.redis_pid)
         console.print("bot turns through the RQ workers, and no-op jobs, then bridges playing over HTTP ...")
         bot_figure, _ = bots.figure(procs, raw, service, store.events)  # just before the bridges: the same load
         turns = remote.turns_figure(procs, app, stream, store.events, bot_figure.value)
+        console.print("a turn to a registered bot's waiting long-poll ...")
+        dispatch = remote.dispatch_figure(app, stream, procs.redis_pid)
         asyncio.run(openloop.bots_gone(app.port))
         console.print(f"open loop at {rate:.0f} actions/s, alone and with 1,000 registered bots waiting ...")
         open_figures = openloop.figures(app, rate / openloop.SHARE, stream, procs.redis_pid, crowds=("bots",))
-    return [bot_figure, dispatch, turns, *open_figures]
+    return [bot_figure, turns, dispatch, *open_figures]
 
 
 def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
