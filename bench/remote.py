@@ -40,7 +40,7 @@ from service.storage.event_store import EventStore
 
 DISPATCH_GAMES = 100
 THINK_SECONDS = 2.0  # a person's think time before each turn of theirs (jittered by a quarter either way)
-DISPATCH_WARMUP = 3.0
+DISPATCH_WARMUP = 5.0  # the games start within a think time of each other
 DISPATCH_SECONDS = 15.0
 TURN_TIMEOUT = 10.0  # a turn not received by then is counted as this late (and as missing)
 DISPATCH_TARGET = Target("<", 50, on="value", unit="ms")  # issue 37
@@ -151,6 +151,7 @@ class PersonGame:
         """Play both seats until the window is over; the answers of the person's moves that made the bot due
         within it go into `window.answered`. True if it stopped for a turn of the bot's that never came."""
         rng = random.Random(self.id)
+        await asyncio.sleep(rng.uniform(0, THINK_SECONDS))  # people do not all sit down at once
         while time.monotonic() < window.end and self.view["status"] == "active":
             to_act = self.view["to_act"]
             if PERSON in to_act:
@@ -161,7 +162,9 @@ class PersonGame:
                 read = time.monotonic()
                 self.view = answer["state"]
                 window.actions += window.holds(read)
-                if BOT in self.view["to_act"] and BOT not in to_act and window.holds(read):
+                # timed when the bot alone is due now and was not before: a turn the person could also take
+                # (a new round's initial flips) may be withdrawn before the bot has it, when the person goes first
+                if self.view["to_act"] == [BOT] and BOT not in to_act and window.holds(read):
                     window.answered[f"{self.id}:{self.view['version']}"] = read
                 continue
             turn = await receipts.turn(f"{self.id}:{self.view['version']}", TURN_TIMEOUT)
