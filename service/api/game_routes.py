@@ -12,7 +12,6 @@ import marshmallow as ma
 from marshmallow import validate
 
 from domain import engine
-from domain.bots import LEVELS
 from domain.bots.expert import THINK_MS_RANGE, default_budget
 from domain.options import CARD, CARD_LIST, INT, INT_LIST, OBJECT, TEXT, FieldSpec
 from service.api import action_event_schemas as typed_schemas
@@ -37,6 +36,7 @@ from service.api.shared_schemas import (
     ByGame,
     GameViewFrameSchema,
     SeatCreatedSchema,
+    bot_level,
     by_game,
     game_view_fields,
 )
@@ -68,7 +68,7 @@ def _default_think_ms() -> str:
 class SeatRequestSchema(ma.Schema):
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(validate=validate.Length(1, 40))
-    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only; default greedy"})
+    level = bot_level("house bots only; default greedy")
     bot = ma.fields.String(
         validate=validate.Length(1, 32),
         metadata={
@@ -259,7 +259,7 @@ CREATE_EXAMPLE = {
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s422="the rules refuse this setup (player count); a seat's bot is unknown, not registered for the game or in"
-    " two seats (`invalid_bot_seat`)",
+    " two seats, or its level does not play the game (`invalid_bot_seat`)",
     s429="this client created too many games this minute, or has its most running games with an expert seat "
     "(`rate_limited`); `Retry-After` says when to retry",
 )

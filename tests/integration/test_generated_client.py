@@ -142,7 +142,7 @@ def create_game(generated: Generated, api_url: str, setup: Setup) -> Any:
     """POST /v1/games through the client: one human in seat 0, greedy bots after it."""
     models = generated.models
     seats = [models.SeatRequest(kind=models.SeatKind.HUMAN, name="Ana")]
-    seats += [models.SeatRequest(kind=models.SeatKind.BOT, level=models.BotLevel.GREEDY)] * setup.bots
+    seats += [models.SeatRequest(kind=models.SeatKind.BOT, level="greedy")] * setup.bots
     body = models.CreateGame(
         game=setup.game,
         seats=seats,
