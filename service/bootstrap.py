@@ -10,6 +10,7 @@ from typing import Any, TypedDict
 import redis
 
 from domain.options import EventLimits
+from service.play import plugin_levels
 from service.play.bots import Bots, bots_max_from_env
 from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
@@ -80,7 +81,9 @@ def build_services(
     queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
     plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes; PACKED_CACHE_BYTES (setting or
     environment, default 32 MiB) bounds the packed games each process keeps unpacked; FOLLOWED_GAMES_MAX
-    (default 1,000) the blocking client's connections (service/api/followers.py)."""
+    (default 1,000) the blocking client's connections (service/api/followers.py). The house levels of the
+    installed plug-ins are found here, as the process starts (service/play/plugin_levels.py)."""
+    plugin_levels.install()
     queue_client: StoreClient
     if redis_client is None:
         store_client, blocking_client, queue_client = redis_clients(
