@@ -157,8 +157,10 @@ def test_a_plug_in_s_level_plays_a_game_to_its_end_through_the_bot_queue(
     actions = [e for e in record["events"] if isinstance(e["actor"], int)]
     assert len(last_legal_calls) == len(actions) and not warnings_of(caplog)
     assert [seat["level"] for seat in record["seats"]] == ["last-legal", "last-legal"]
+    bots.use_plugin_levels([])  # the record needs no plug-in: it holds the moves
     replay = client.get(f"/v1/games/{created['id']}/replay?at=5")
     assert replay.status_code == 200, replay.get_json()
+    assert verify.verify(client.get(f"/v1/games/{created['id']}/record").get_json()).ok
 
 
 def test_a_person_plays_beside_a_plug_in_s_level(
