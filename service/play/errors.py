@@ -153,7 +153,8 @@ class BotsFull(PlayError):
 
 
 class BadBotSeat(PlayError):
-    """A seat names a bot that cannot sit there: unknown, not registered for the game, or in two seats."""
+    """A seat names a bot that cannot sit there: a registered bot unknown, not registered for the game, or in two
+    seats; a house level that does not play the game (a plug-in's for other games)."""
 
     code = "invalid_bot_seat"
 
