@@ -106,6 +106,13 @@ def test_a_number_spelled_as_a_float_or_a_boolean_is_not_the_legal_integer() -> 
     assert parse_action_line(b'{"position": 1, "type": "flip"}', legal) == Accepted(legal[0])
 
 
+def test_a_byte_order_mark_before_the_action_is_ignored() -> None:
+    """Some Windows programs start their output with one (JSON's RFC 8259 lets a parser ignore it)."""
+    legal = [{"type": "draw", "from": "stock"}]
+    assert parse_action_line(b'\xef\xbb\xbf{"type": "draw", "from": "stock"}\r\n', legal) == Accepted(legal[0])
+    assert isinstance(parse_action_line(b'{"type": "draw", "from": "stock"}\xef\xbb\xbf', legal), Refused)
+
+
 def test_a_line_longer_than_the_limit_is_dropped_as_it_is_read_and_the_next_line_is_read_whole() -> None:
     read_end, write_end = os.pipe()
     got: queue.Queue[Any] = queue.Queue()
