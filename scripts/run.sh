@@ -120,7 +120,7 @@ done
 if kill -0 "$supervisor" 2>/dev/null; then
   echo
   echo "Card table is up: point your client at http://$HOST:$PORT"
-  echo "  the stream tier (its own processes for GET .../stream and .../events?wait=) listens at http://$HOST:$STREAM_PORT"
+  echo "  the stream tier (its own processes for GET .../stream, .../events?wait= and the bots' /v1/bots/me/turns) listens at http://$HOST:$STREAM_PORT"
   echo "  (route watchers there with a proxy: docs/operations.md, \"The stream tier\"; the API answers them too)"
   echo "  try: curl http://$HOST:$PORT/v1/catalog"
   echo "  or open http://$HOST:$PORT/ in a browser to play and replay games"
