@@ -130,18 +130,9 @@ def test_bridges_killed_twice_each_lose_no_turn_play_none_twice_and_see_only_the
         games += [create(run, [never_on, HOUSE[0]], turn_seconds=1) for _ in range(4)]
         program = folder / "command_bot.py"
         program.write_text(COMMAND_BOT, encoding="utf-8")
-        bridges = [
-            BridgeProcess(run, stream_url, tokens["remote-greedy"], ["--level", "greedy"], folder, "remote-greedy"),
-            BridgeProcess(
-                run,
-                stream_url,
-                tokens["remote-cmd"],
-                ["--command", f"{sys.executable} {program}"],
-                folder,
-                "remote-cmd",
-            ),
-        ]
-        for kill in range(2):  # each bridge twice, once it has played a while since its last start
+        modes = {"remote-greedy": ["--level", "greedy"], "remote-cmd": ["--command", f"{sys.executable} {program}"]}
+        bridges = [BridgeProcess(run, stream_url, tokens[name], mode, folder, name) for name, mode in modes.items()]
+        for _ in range(2):  # each bridge twice, once it has played a while since its last start
             for bridge in bridges:
                 wanted = len(bridge.received()) + 15
                 wait_until(lambda b=bridge, n=wanted: len(b.received()) >= n, 120, "the bridge to play some turns")  # type: ignore[misc]
@@ -151,8 +142,7 @@ def test_bridges_killed_twice_each_lose_no_turn_play_none_twice_and_see_only_the
         for bridge in bridges:
             bridge.stop()
 
-        seats_of = {"remote-greedy": 0, "remote-cmd": None, "never-on": None}
-        timeouts = {name: 0 for name in seats_of}
+        timeouts = dict.fromkeys(tokens, 0)
         for created in games:
             assert_stream_is_a_chain(run.redis_url, created["id"], created["seed_commitment"])
             status, audit = call("GET", f"{run.url}/v1/games/{created['id']}/audit")
