@@ -25,6 +25,7 @@ from service.api import spec_routes as apidocs
 from service.api import stream_routes as live
 from service.api import web_page as web
 from service.api.blueprint import PROBLEM_JSON, ProblemSchema, describe_validation, problem_response
+from service.api.bot_waiters import BotWaiters
 from service.api.followers import FOLLOWED_GAMES_MAX, WATCHES_PER_CLIENT, Watchers
 from service.api.problems import ApiError, problem_for, store_unavailable
 from service.bootstrap import build_services, connection_settings
@@ -100,6 +101,8 @@ def create_app(
     app.extensions["repository"] = services.repository
     app.extensions["tickets"] = services.tickets
     app.extensions["bots"] = services.bots
+    app.extensions["bot_turns"] = services.bot_turns
+    app.extensions["bot_waiters"] = BotWaiters(services.storage.bot_turns)
     app.extensions["store_ping"] = services.store.ping
     app.extensions["watchers"] = Watchers(
         services.store,

@@ -11,6 +11,7 @@ import redis
 
 from domain.options import EventLimits
 from service.play import plugin_levels
+from service.play.bot_turns import BotTurns, lease_seconds_from_env
 from service.play.bots import Bots, bots_max_from_env
 from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
@@ -41,6 +42,7 @@ class Services:
     tickets: StreamTickets
     repository: GameRepository  # the games as the read routes and the sweep load them
     bots: Bots  # registered bots: registration, profiles, their tokens
+    bot_turns: BotTurns  # registered bots' due turns, handed out with leases
 
     @property
     def index(self) -> GameIndex:
@@ -102,7 +104,8 @@ def build_services(
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     tickets = StreamTickets(games.repository, storage.tickets)
     assert games.bots is not None  # game_service gives it its registered bots
-    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots)
+    bot_turns = BotTurns(storage.bot_turns, storage.bots, games.repository, lease_seconds_from_env())
+    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots, bot_turns)
 
 
 def game_service(
@@ -127,7 +130,7 @@ def game_service(
         GameRepository(store.events, snapshots if snapshots is not None else SnapshotCache(store=store.snapshots)),
         store.index,
         store.counts,
-        TurnScheduler(dispatcher),
+        TurnScheduler(dispatcher, store.bot_turns),
         think_ms_max if think_ms_max is not None else think_ms_max_from_env(),
         event_limits if event_limits is not None else event_limits_from_env(),
         clock,

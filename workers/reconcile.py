@@ -74,11 +74,14 @@ Due = Callable[[str], Waiting | None]
 
 
 def waiting_for(service: GameService, game_id: str) -> Waiting | None:
-    """What the game waits for at its current version; None when there is no such game."""
+    """What the game waits for at its current version; None when there is no such game. A registered bot's
+    turn due is offered to it again on the way (its offer may have been lost with its turn timeout: an
+    offer already in the bot's queue is left as it is)."""
     try:
         loaded = service.load(game_id)
     except GameNotFound:
         return None
+    service.turns.offer_turns(loaded, wake=True)
     bot = loaded.bot_to_act()
     queue = controller_of(bot).turn_queue if bot is not None else None
     return Waiting(

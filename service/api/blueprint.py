@@ -14,8 +14,10 @@ from marshmallow import validate
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser
 
+from service.api.bot_waiters import BotWaiters
 from service.api.followers import Watchers
 from service.api.problems import ApiError
+from service.play.bot_turns import BotTurns
 from service.play.bots import Bots
 from service.play.errors import token_needed
 from service.play.game_repository import GameRepository
@@ -206,6 +208,18 @@ def games() -> GameService:
 def bots() -> Bots:
     """The app's registered bots."""
     found: Bots = _extension("bots")
+    return found
+
+
+def bot_turns() -> BotTurns:
+    """The app's registered bots' due turns."""
+    found: BotTurns = _extension("bot_turns")
+    return found
+
+
+def bot_waiters() -> BotWaiters:
+    """The app's waiting bots and their waker."""
+    found: BotWaiters = _extension("bot_waiters")
     return found
 
 

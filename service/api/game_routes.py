@@ -33,12 +33,9 @@ from service.api.shared_schemas import (
     MAX_SEQ,
     SEAT_KINDS,
     SEED_SOURCES,
-    ByGame,
-    GameViewFrameSchema,
+    GameViewSchema,
     SeatCreatedSchema,
     bot_level,
-    by_game,
-    game_view_fields,
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
@@ -133,10 +130,6 @@ class GameCreatedSchema(ma.Schema):
     stacked = ma.fields.Boolean(required=True)
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
     seats = ma.fields.List(ma.fields.Nested(SeatCreatedSchema), required=True)
-
-
-class GameViewSchema(ByGame):
-    variants = by_game(GameViewFrameSchema, "GameView", game_view_fields)
 
 
 class ActionSchema(ma.Schema):

@@ -189,3 +189,9 @@ def by_game(
 def full_view_fields(game: engine.Game[Any]) -> dict[str, ma.fields.Field[Any]]:
     """A view's fields where the table may be the full one (a finished game's replay)."""
     return game_view_fields(game, full=True)
+
+
+class GameViewSchema(ByGame):
+    """A game as a seat (or a spectator) sees it, typed by its game."""
+
+    variants = by_game(GameViewFrameSchema, "GameView", game_view_fields)

@@ -10,9 +10,11 @@ Settings (environment): BOTS_MAX caps the registered bots (default 10,000).
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import re
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,7 +24,9 @@ from service.play.loaded_game import seat_of_token, token_digest
 from service.play.ports import BotBook, Clock
 from service.play.seats import Seat, controller_of
 
+log = logging.getLogger(__name__)
 BOTS_MAX = 10_000
+ONLINE_SECONDS = 30  # a bot that asked for its turns this recently is online
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{2,31}")
 DESCRIPTION_MAX = 500
 PAGE_MAX = 100
@@ -38,18 +42,20 @@ def bots_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
     return int(text)
 
 
-def public(stored: Mapping[str, Any]) -> dict[str, Any]:
-    """A bot's public profile. `online`, `playing`, `played` and `timeouts` are kept once the turn queue
-    is: until then false and 0."""
+def public(stored: Mapping[str, Any], now_ms: int | None = None) -> dict[str, Any]:
+    """A bot's public profile: `online` if it asked for its turns in the last 30 s, `playing` (games it plays
+    now), `played` (games it finished) and `timeouts` (moves the service made for it)."""
+    seen = stored.get("seen_ms")
+    now = int(time.time() * 1000) if now_ms is None else now_ms
     return {
         "name": stored["name"],
         "games": list(stored["games"]),
         "description": stored.get("description"),
         "created_at": stored["created_at"],
-        "online": False,
-        "playing": 0,
-        "played": 0,
-        "timeouts": 0,
+        "online": seen is not None and now - int(seen) < ONLINE_SECONDS * 1000,
+        "playing": max(0, int(stored.get("playing", 0))),
+        "played": int(stored.get("played", 0)),
+        "timeouts": int(stored.get("timeouts", 0)),
     }
 
 
@@ -120,6 +126,27 @@ class Bots:
                 raise BadBotSeat(f"seats: the bot {name!r} is not registered for {game}")
         if len(set(named)) != len(named):
             raise BadBotSeat("seats: a bot may hold one seat of a game only")
+
+    def count_games(self, seats: Sequence[Seat], moment: str) -> None:
+        """Count a game of these seats that `started`, `finished` or was `abandoned` in the profiles of the
+        registered bots that hold them. Best effort: a failure loses only the count, never the move."""
+        changes = {"started": {"playing": 1}, "finished": {"playing": -1, "played": 1}, "abandoned": {"playing": -1}}
+        names = [name for seat in seats if (name := controller_of(seat).bot_name) is not None]
+        for name in names:
+            for field, by in changes[moment].items():
+                self._count(name, field, by)
+
+    def count_timeout(self, seat: Seat) -> None:
+        """A move the service made for a registered bot's seat whose deadline passed (its `timeouts`)."""
+        name = controller_of(seat).bot_name
+        if name is not None:
+            self._count(name, "timeouts", 1)
+
+    def _count(self, name: str, field: str, by: int) -> None:
+        try:
+            self.book.count(name, field, by)
+        except Exception:
+            log.exception("could not count %s %+d for the bot %s", field, by, name)
 
     def seat_for_token(self, seats: Sequence[Seat], digests: Sequence[str | None], token: str) -> int:
         """The seat `token` acts for: a seat's own token (`digests`), else the token of the registered bot

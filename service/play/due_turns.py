@@ -25,6 +25,7 @@ from typing import Any
 from domain import engine
 from domain.bots import choose_action
 from service.ops import metrics
+from service.play.bots import Bots
 from service.play.game_service import GameService
 from service.play.loaded_game import LoadedGame
 from service.play.seats import controller_of
@@ -87,8 +88,10 @@ class TimedOut:
     stale = "stale"
     idle = "no_human_to_act"
 
-    def __init__(self) -> None:
+    def __init__(self, bots: Bots | None = None) -> None:
+        """`bots`: the registered bots, whose profiles count the moves made for them."""
         self.due: list[int] | None = None  # the seats to act at the first version
+        self.bots = bots
 
     def next(self, loaded: LoadedGame, played: int) -> tuple[int, dict[str, Any], str | None] | None:
         if self.due is None:
@@ -101,6 +104,8 @@ class TimedOut:
 
     def done(self, loaded: LoadedGame, seat: int) -> None:
         log.info("turn timeout %s@%s: played for seat %s", loaded.id, loaded.version, seat)
+        if self.bots is not None:
+            self.bots.count_timeout(loaded.seats[seat])
 
 
 def timeout_action(loaded: LoadedGame, seat: int) -> dict[str, Any]:
@@ -127,4 +132,4 @@ def play_bot_turns(
 def play_turn_timeout(games: GameService, game_id: str, version: int) -> str:
     """Play the `greedy` move for each human seat that was to act at `version` and still is (TimedOut):
     played, stale (the game moved on) or no_human_to_act."""
-    return games.play_due_turns(game_id, version, TimedOut())
+    return games.play_due_turns(game_id, version, TimedOut(games.bots))

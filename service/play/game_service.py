@@ -144,7 +144,7 @@ class GameService:
         else:
             raise NoFreeGameId()
         self.repository.remember(loaded)
-        self._count(config.game, "started")
+        self._count(config.game, seats, "started")
         self.turns.schedule(loaded)
         return {
             "id": game_id,
@@ -367,16 +367,19 @@ class GameService:
             self._ended(new)
             self.repository.appended(loaded, new)
             if new.snap.finished:
-                self._count(new.config.game, "finished" if new.snap.abandoned is None else "abandoned")
-            self.turns.cancel_timeout(loaded)
+                self._count(new.config.game, new.seats, "finished" if new.snap.abandoned is None else "abandoned")
+            self.turns.moved_on(loaded)
         return result
 
-    def _count(self, game: str, moment: str) -> None:
-        """Count a game that started or finished, for the metrics; a failure loses only the count."""
+    def _count(self, game: str, seats: Sequence[Seat], moment: str) -> None:
+        """Count a game that started or finished, for the metrics and its registered bots' profiles; a
+        failure loses only the count."""
         try:
             self.counts.count_game(game, moment)
         except StoreUnavailable:
             log.warning("could not count a %s game as %s", game, moment)
+        if self.bots is not None:
+            self.bots.count_games(seats, moment)
 
     # ------------------------------------------------------------ the end of a game
 

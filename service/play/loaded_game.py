@@ -65,6 +65,12 @@ class LoadedGame:
         """The seats that may act now and act with a token of their own (the people's)."""
         return [seat for seat in self.snap.to_act() if controller_of(self.seats[seat]).holds_token]
 
+    def bots_asked(self) -> list[tuple[int, str]]:
+        """The seats that may act now and are played by registered bots (their turn goes in the bot's own
+        turn queue), with the bots' names."""
+        named = ((seat, controller_of(self.seats[seat]).bot_name) for seat in self.snap.to_act())
+        return [(seat, name) for seat, name in named if name is not None]
+
     def on_clock(self) -> list[int]:
         """The seats that may act now and are on a turn timeout's clock (people in a game with
         `turn_seconds`, registered bots always)."""

@@ -4,7 +4,7 @@ service/bootstrap.py wires them in. Nothing here knows Redis or RQ."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -160,3 +160,29 @@ class BotBook(Protocol):
 
     def replace_token(self, name: str, current: str, new: str) -> bool:
         """Put the digest `new` in place of `current`; False when `current` is no longer the bot's."""
+
+    def name_of_token(self, digest: str) -> str | None:
+        """The name of the bot whose token has this digest, if any."""
+
+    def count(self, name: str, field: str, by: int) -> None:
+        """Add `by` to one of the bot's counts: `playing`, `played` or `timeouts`."""
+
+    def seen(self, name: str, at_ms: int) -> None:
+        """The bot asked for its turns at `at_ms` (epoch ms)."""
+
+
+class BotTurnBook(Protocol):
+    """Each registered bot's queue of due turns (`<game id>:<version>`), with leases and deadlines
+    (service/storage/bot_turns.py)."""
+
+    def offer(self, name: str, turn: str, now_ms: int, deadline_ms: int, wake: bool) -> bool:
+        """Put `turn` in the bot's queue, free now, unless it is there; `wake`: tell its waiters. True if added."""
+
+    def lease(
+        self, name: str, now_ms: int, until_ms: int, limit: int, every: bool = False
+    ) -> tuple[list[tuple[str, int]], int | None]:
+        """At most `limit` turns free at `now_ms` (`every`: leased ones too) with their deadlines, leased until
+        `until_ms`; and when the first turn left is free (None: none is left)."""
+
+    def withdraw(self, name: str, turns: Sequence[str]) -> None:
+        """Take `turns` out of the bot's queue."""

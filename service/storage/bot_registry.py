@@ -12,25 +12,30 @@ from service.storage import keys
 from service.storage.redis_clients import StoreClient
 from service.storage.scripts import store_call, text
 
-# KEYS: names, bot hash, then one index per game. ARGV: cap, name, then the hash's field/value pairs.
-# Returns 'ok', 'exists' or 'full'.
+# KEYS: names, tokens, bot hash, then one index per game. ARGV: cap, name, digest, then the hash's
+# field/value pairs. Returns 'ok', 'exists' or 'full'.
 _REGISTER = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 'exists' end
+if redis.call('EXISTS', KEYS[3]) == 1 then return 'exists' end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 'full' end
 local fields = {}
-for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
-redis.call('HSET', KEYS[2], unpack(fields))
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[3], unpack(fields))
 redis.call('ZADD', KEYS[1], 0, ARGV[2])
-for i = 3, #KEYS do redis.call('ZADD', KEYS[i], 0, ARGV[2]) end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
+for i = 4, #KEYS do redis.call('ZADD', KEYS[i], 0, ARGV[2]) end
 return 'ok'
 """
 
-# KEYS: bot hash. ARGV: the current token's digest, the new one. Returns 1 if replaced, 0 if not.
+# KEYS: bot hash, tokens. ARGV: the current token's digest, the new one, the name. Returns 1 if replaced.
 _ROTATE = """
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'token', ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 return 1
 """
+
+COUNTED = ("playing", "played", "timeouts")  # a bot's counts, kept in its hash
 
 
 class BotRegistry:
@@ -47,7 +52,7 @@ class BotRegistry:
     def register(self, bot: Mapping[str, Any], digest: str, cap: int) -> str:
         """Add `bot` (name, games, description, created_at) with its token's digest, unless its name is
         taken (`exists`) or `cap` bots are registered (`full`); `ok` when added."""
-        fields = {**bot, "games": json.dumps(list(bot["games"])), "token": digest}
+        fields = {**bot, "games": json.dumps(list(bot["games"])), "token": digest, **dict.fromkeys(COUNTED, 0)}
         if fields.get("description") is None:
             fields.pop("description", None)
         pairs = [str(part) for item in fields.items() for part in item]
@@ -56,8 +61,8 @@ class BotRegistry:
         game_keys = [keys.bots_of_game(game) for game in bot["games"]]
         reply = store_call(
             self._register,
-            keys=[keys.BOT_NAMES_KEY, keys.bot(bot["name"]), *game_keys],
-            args=[cap, bot["name"], *pairs],
+            keys=[keys.BOT_NAMES_KEY, keys.BOT_TOKENS_KEY, keys.bot(bot["name"]), *game_keys],
+            args=[cap, bot["name"], digest, *pairs],
         )
         return text(reply)
 
@@ -78,4 +83,19 @@ class BotRegistry:
 
     def replace_token(self, name: str, current: str, new: str) -> bool:
         """Put the digest `new` in place of `current`; False when `current` is not the bot's digest now."""
-        return bool(store_call(self._rotate, keys=[keys.bot(name)], args=[current, new]))
+        return bool(store_call(self._rotate, keys=[keys.bot(name), keys.BOT_TOKENS_KEY], args=[current, new, name]))
+
+    def name_of_token(self, digest: str) -> str | None:
+        """The name of the bot whose token has this digest, if any."""
+        name = store_call(self._redis.hget, keys.BOT_TOKENS_KEY, digest)
+        return None if name is None else text(name)
+
+    def count(self, name: str, field: str, by: int) -> None:
+        """Add `by` to one of the bot's counts (COUNTED); a bot that is gone is left so."""
+        assert field in COUNTED
+        if store_call(self._redis.exists, keys.bot(name)):
+            store_call(self._redis.hincrby, keys.bot(name), field, by)
+
+    def seen(self, name: str, at_ms: int) -> None:
+        """The bot asked for its turns at `at_ms` (epoch ms)."""
+        store_call(self._redis.hset, keys.bot(name), "seen_ms", at_ms)

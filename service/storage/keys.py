@@ -92,7 +92,14 @@ def entry_id(seq: int) -> str:
 #   bots:{registry}:names        sorted set, every registered name (score 0: ordered by name)
 #   bots:{registry}:bot:<name>   hash: name, games (JSON), description, created_at, token (SHA-256 digest)
 #   bots:{registry}:game:<game>  sorted set, the names registered for a game (score 0)
+#   bots:{registry}:tokens       hash: a bot token's SHA-256 digest -> the bot's name
+#   bots:{registry}:turns:<name> sorted set: the bot's due turns (`<game id>:<version>`) -> when it may be
+#                                handed out (epoch ms: now when offered, the lease's end once handed out)
+#   bots:{registry}:deadlines:<name>  hash: the bot's due turns -> their deadlines (epoch ms)
+#   bots:{registry}:offers       stream, capped: one entry `b` = <name> each time a turn is offered (wakes waiters)
 BOT_NAMES_KEY = "bots:{registry}:names"
+BOT_TOKENS_KEY = "bots:{registry}:tokens"
+BOT_OFFERS_KEY = "bots:{registry}:offers"
 
 
 def bot(name: str) -> str:
@@ -103,3 +110,13 @@ def bot(name: str) -> str:
 def bots_of_game(game: str) -> str:
     """The names of the bots registered for `game`."""
     return f"bots:{{registry}}:game:{game}"
+
+
+def bot_turns(name: str) -> str:
+    """A registered bot's due turns, by when each may be handed out."""
+    return f"bots:{{registry}}:turns:{name}"
+
+
+def bot_deadlines(name: str) -> str:
+    """A registered bot's due turns' deadlines."""
+    return f"bots:{{registry}}:deadlines:{name}"

@@ -6,6 +6,7 @@ import dataclasses
 
 from service.storage.archive_store import ArchiveStore
 from service.storage.bot_registry import BotRegistry
+from service.storage.bot_turns import BotTurnQueues
 from service.storage.disputes import DisputeStore
 from service.storage.event_store import EventStore
 from service.storage.game_counts import GameCounts
@@ -31,6 +32,7 @@ class RedisStore:
     index: GameIndex  # the games by their stage of life
     counts: GameCounts  # games started and finished, for the metrics
     bots: BotRegistry  # registered bots and their tokens' digests
+    bot_turns: BotTurnQueues  # the registered bots' turn queues
 
     @classmethod
     def connect(
@@ -54,4 +56,5 @@ class RedisStore:
             GameIndex(client),
             GameCounts(client),
             BotRegistry(client),
+            BotTurnQueues(client, blocking_client),
         )

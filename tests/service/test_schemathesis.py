@@ -59,9 +59,13 @@ class Seeded:
         self.games: dict[str, dict[str, Any]] = {}  # id -> creation response
         self.tokens: dict[str, dict[int, str]] = {}  # id -> seat -> token
         self.finished = ""  # a finished game's id
+        self.bot_token = ""  # a registered bot's, which holds a seat of a running game
 
     def seed(self) -> None:
         client = self.app.test_client()
+        self.bot_token = client.post("/v1/bots", json={"name": "fuzz-bot", "games": ["golf"]}).get_json()["token"]
+        seats = [{"kind": "bot", "bot": "fuzz-bot"}, {"kind": "human"}]
+        assert client.post("/v1/games", json={"game": "golf", "seats": seats}).status_code == 201
         for game, seats in SEATS.items():
             for n in range(2):
                 response = client.post("/v1/games", json={"game": game, "seats": seats, "seed": f"{game}-{n}"})
@@ -99,6 +103,20 @@ STATUSES: dict[tuple[str, int], int] = {}
 def _strategy_for_auth(game_id: str) -> st.SearchStrategy[str | None]:
     own = list(SEEDED.tokens.get(game_id, {}).values())
     others = [t for gid, tokens in SEEDED.tokens.items() if gid != game_id for t in tokens.values()]
+    return _strategy_for_token(own, others)
+
+
+def _with_token(case: schemathesis.Case, token: str | None) -> schemathesis.Case:
+    """The case with `Authorization: Bearer <token>` (none without a token)."""
+    headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    case.headers = headers
+    return case
+
+
+def _strategy_for_token(own: list[str], others: list[str]) -> st.SearchStrategy[str | None]:
+    """No token, a made-up one, often one of `own`, sometimes one of `others`."""
     choices: list[st.SearchStrategy[str | None]] = [
         st.none(),
         st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=60),
@@ -112,7 +130,11 @@ def _strategy_for_auth(game_id: str) -> st.SearchStrategy[str | None]:
 
 @schema.hook
 def flatmap_case(context: schemathesis.HookContext, case: schemathesis.Case) -> st.SearchStrategy[Any]:
-    """Most cases address a seeded game, often with a seat token and (for actions) a legal action."""
+    """Most cases address a seeded game, often with a seat token and (for actions) a legal action; a bot's
+    turns are asked for with its token or another (its stream, which never ends, with another only)."""
+    if case.path == "/v1/bots/me/turns" or case.path == "/v1/bots/me/stream":
+        tokens = [SEEDED.bot_token] if case.path.endswith("/turns") else []
+        return _strategy_for_token(tokens, []).map(lambda token: _with_token(case, token))
     if "game_id" not in (case.path_parameters or {}):
         return st.just(case)
 
@@ -127,10 +149,7 @@ def flatmap_case(context: schemathesis.HookContext, case: schemathesis.Case) -> 
         game_id = SEEDED.finished if following else draw(st.sampled_from(games))
         case.path_parameters = {**case.path_parameters, "game_id": game_id}
         token = draw(_strategy_for_auth(game_id))
-        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        case.headers = headers
+        headers = dict(_with_token(case, token).headers or {})
         seat = next((s for s, t in SEEDED.tokens.get(game_id, {}).items() if t == token), None)
         method, version = case.method.upper(), SEEDED.version(game_id)
         # the draws do not depend on the games' state, which moves on: hypothesis replays them alike
@@ -209,6 +228,7 @@ SUCCESS = {
     "POST /v1/games/{game_id}/stream-tickets": 201,
     "POST /v1/bots": 201,
     "GET /v1/bots": 200,
+    "GET /v1/bots/me/turns": 200,
 }
 
 
@@ -240,7 +260,7 @@ def test_api_conforms_to_openapi(case: schemathesis.Case) -> None:
 def test_spec_operations_are_all_fuzzed() -> None:
     """Guard: the spec still lists every operation this test is meant to cover."""
     labels = {op.ok().label for op in schema.get_all_operations()}
-    assert len(labels) == 19, sorted(labels)
+    assert len(labels) == 21, sorted(labels)
 
 
 def test_stateful_sequences_follow_the_links_from_a_created_game() -> None:

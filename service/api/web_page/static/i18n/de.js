@@ -122,7 +122,11 @@ export default {
   'form.you': 'Sie',
   'form.person': 'Eine Person',
   'form.bot': 'Bot',
-  'form.level': 'Stärke',
+  'form.level': 'welcher Bot',
+  'form.houseBots': 'Stärken dieses Dienstes',
+  'form.registeredBots': 'registrierte Bots',
+  'form.botOnline': '{name} (verbunden)',
+  'form.botOffline': '{name} (nicht verbunden)',
   'form.nameOf': 'Name von Spieler {n}',
   'form.player': 'Spieler {n}',
 

@@ -122,7 +122,11 @@ export default {
   'form.you': 'You',
   'form.person': 'A person',
   'form.bot': 'Bot',
-  'form.level': 'level',
+  'form.level': 'which bot',
+  'form.houseBots': 'levels of this service',
+  'form.registeredBots': 'registered bots',
+  'form.botOnline': '{name} (online)',
+  'form.botOffline': '{name} (offline)',
   'form.nameOf': 'name of player {n}',
   'form.player': 'Player {n}',
 
