@@ -25,7 +25,8 @@ OPPONENTS = [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greed
 def remote_points(client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, token: str, seed: str) -> int:
     """Seat 0's points in the deal `seed`, played by the bridge's greedy player from its turns alone."""
     game = create_golf(client, [{"kind": "bot", "bot": "remote-greedy"}, *OPPONENTS], options=ONE_ROUND, seed=seed)
-    player = LevelPlayer("greedy", token, lambda game_id: client.get(f"/v1/games/{game_id}/record").get_json()["options"])
+    options_of = lambda game_id: client.get(f"/v1/games/{game_id}/record").get_json()["options"]  # noqa: E731
+    player = LevelPlayer("greedy", token, options_of)
     while True:
         dispatcher.drain()
         if games_of(app).repository.load(game["id"]).snap.finished:
