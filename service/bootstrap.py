@@ -102,7 +102,7 @@ def build_services(
         dispatcher = RQDispatcher(queue_client, store_client)
     games = game_service(storage, dispatcher)
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
-    tickets = StreamTickets(games.repository, storage.tickets)
+    tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots
     bot_turns = BotTurns(storage.bot_turns, storage.bots, games.repository, lease_seconds_from_env())
     return Services(store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots, bot_turns)

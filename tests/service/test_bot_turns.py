@@ -281,3 +281,18 @@ def test_a_turn_whose_offers_were_lost_with_its_turn_timeout_is_offered_again_by
     assert reconciler.run_once() == [(created["id"], created["version"])]
     turns, _ = store.bot_turns.lease("acme-golfer", 0, 0, 10, every=True)
     assert [turn for turn, _ in turns] == [f"{created['id']}:{created['version']}"]
+
+
+def test_a_bot_token_gets_a_stream_ticket_for_its_seat_and_its_views_on_the_stream(client: FlaskClient) -> None:
+    token = registered(client)["token"]
+    game = create_golf(client, [{"kind": "human"}, BOT], options=ONE_ROUND)
+    response = client.post(f"/v1/games/{game['id']}/stream-tickets", headers=auth(token))
+    assert response.status_code == 201, response.get_json()
+    other = registered(client, "other-bot")["token"]
+    assert_problem(client.post(f"/v1/games/{game['id']}/stream-tickets", headers=auth(other)), 401, "unauthorized")
+    stream = client.get(f"/v1/games/{game['id']}/stream?ticket={response.get_json()['ticket']}")
+    try:
+        first = bytes(next(iter(stream.response))).decode()
+    finally:
+        stream.close()
+    assert first.startswith("event: view\n") and '"seat":1' in first.split('"you":', 1)[1][:40]
