@@ -17,6 +17,8 @@ from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService, utc_now
+from service.play.matches import Matches
+from service.play.matches import settings_from_env as match_settings_from_env
 from service.play.ports import Clock, TurnDispatcher
 from service.play.seats import bot_move_seconds, think_ms_max_from_env
 from service.play.stream_tickets import StreamTickets
@@ -43,6 +45,7 @@ class Services:
     repository: GameRepository  # the games as the read routes and the sweep load them
     bots: Bots  # registered bots: registration, profiles, their tokens
     bot_turns: BotTurns  # registered bots' due turns, handed out with leases
+    matches: Matches  # matches on duplicate deals
 
     @property
     def index(self) -> GameIndex:
@@ -105,7 +108,12 @@ def build_services(
     tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots
     bot_turns = BotTurns(storage.bot_turns, storage.bots, games.repository, lease_seconds_from_env())
-    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots, bot_turns)
+    matches = Matches(storage.matches, games, history, match_settings_from_env())
+    games.when_ended.append(matches.game_ended)
+    history.embargo = matches.check_open
+    return Services(
+        store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots, bot_turns, matches
+    )
 
 
 def game_service(

@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress
 
+from domain.duplicate_deals import mean_interval
+
 
 @dataclasses.dataclass
 class PlayerStats:
@@ -45,18 +47,6 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     centre = (p + z * z / (2 * trials)) / denominator
     margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return max(0.0, centre - margin), min(1.0, centre + margin)
-
-
-def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, tuple[float, float] | None]:
-    """The mean and its 95% interval, mean ± z · s / √n with the sample standard deviation s (normal
-    approximation); no interval from fewer than two values."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, None
-    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
-    margin = z * math.sqrt(variance / n)
-    return mean, (mean - margin, mean + margin)
 
 
 def progress_bar(shown: bool) -> Progress:

@@ -67,6 +67,16 @@ class GameTyped(ma.fields.Raw):
     """A field of a frame (GameViewFrameSchema, RecordFrameSchema) that each game's schema types."""
 
 
+class MatchPlaceSchema(ma.Schema):
+    match = ma.fields.String(required=True, metadata={"description": "the match's id"})
+    deal = ma.fields.Integer(required=True, metadata={"description": "the deal, from 0 (C-8)"})
+    rotation = ma.fields.Integer(required=True, metadata={"description": "the rotation of the deal's entrants, from 0"})
+
+
+DEAL_IN_PLAY = "a match's game whose deal is still being played (`deal_in_play`, C-8); `Retry-After` says when"
+MATCH_PLACE = {"description": "a match's game: its match, deal and rotation (C-8); absent for other games"}
+
+
 class GameViewFrameSchema(ma.Schema):
     """The fields of every game's view, in the order of an answer; each game's own view schema types
     the game's parts (`GameTyped`), which keep their place here (see by_game)."""
@@ -88,6 +98,7 @@ class GameViewFrameSchema(ma.Schema):
     actions = GameTyped()
     result = GameTyped()
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
+    match = ma.fields.Nested(MatchPlaceSchema, metadata=MATCH_PLACE)
 
 
 def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma.fields.Field[Any]]:

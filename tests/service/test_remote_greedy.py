@@ -11,11 +11,11 @@ import flask
 import pytest
 from flask.testing import FlaskClient
 
+from domain.duplicate_deals import mean_interval
 from tests.conftest import RecordingDispatcher, auth, create_golf
 from tests.service.test_registered_bots import ONE_ROUND, games_of, registered
 from workers.bridge.players import LevelPlayer
 from workers.bridge.turns import parse_turn
-from workers.simulate_results import mean_interval
 
 pytestmark = pytest.mark.slow
 DEALS = 300

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from domain import engine
+from domain.duplicate_deals import mean_interval
 from workers import simulate
-from workers.simulate_results import GameOutcome, duplicate_tally, mean_interval
+from workers.simulate_results import GameOutcome, duplicate_tally
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_HAND = {"golf": {"rounds": 1}, "romme": {"target": 1}, "switch": {"target": 1}, "go5": {"target": 1}}
