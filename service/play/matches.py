@@ -33,6 +33,7 @@ from domain.bots import levels_for
 from domain.duplicate_deals import DealGame, deal_seed, hands_of, match_commitment, results, seating
 from domain.errors import DomainError
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
+from domain.verify import MATCH_FORMAT
 from service.play.bot_turns import rfc3339
 from service.play.errors import BadBotSeat, BadMatch, DealInPlay, GameNotFound, MatchesFull, MatchNotFound
 from service.play.game_history import GameHistory
@@ -48,7 +49,6 @@ MATCHES_PER_CLIENT = 2
 MATCHES_RUNNING_MAX = 20
 PAGE_MAX = 100
 SECONDS_A_GAME = 5  # what a deal's game left is thought to take, for a refusal's Retry-After
-RECORD_FORMAT = "cardtable-match/1"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -366,7 +366,7 @@ class Matches:
         if view["status"] != "finished":
             raise DealInPlay(None, SECONDS_A_GAME)
         records = [self.history.record(game["game_id"]) for game in view["games"]]
-        return {"format": RECORD_FORMAT, **view, "records": records}
+        return {"format": MATCH_FORMAT, **view, "records": records}
 
 
 def _json(text: str) -> Any:

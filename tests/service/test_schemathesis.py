@@ -260,7 +260,7 @@ def test_api_conforms_to_openapi(case: schemathesis.Case) -> None:
 def test_spec_operations_are_all_fuzzed() -> None:
     """Guard: the spec still lists every operation this test is meant to cover."""
     labels = {op.ok().label for op in schema.get_all_operations()}
-    assert len(labels) == 21, sorted(labels)
+    assert len(labels) == 25, sorted(labels)
 
 
 def test_stateful_sequences_follow_the_links_from_a_created_game() -> None:
