@@ -139,6 +139,9 @@ class TurnSchema(ma.Schema):
     )
     view = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "as GET /v1/games/{id} gives it"})
     legal = ma.fields.List(ma.fields.Dict(), required=True, metadata={"description": "the actions the seat may send"})
+    options = ma.fields.Dict(
+        required=True, metadata={"description": "the game's options, as its record states them (all of them)"}
+    )
 
 
 class TurnsSchema(ma.Schema):

@@ -5,8 +5,9 @@ The turn scheduler (service/play/turn_scheduler.py) puts each turn in the bot's 
 handed out with a lease: leased turns are not handed out again until the lease ends
 (BOT_TURN_LEASE_SECONDS, default 5), and from then on, until the turn is played or moot, they are (a bot
 that crashed and came back gets its turns again). Each turn is built from the game as it is when handed
-out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions and
-its deadline (its turn timeout's). A turn whose game moved on, ended or is gone is dropped from the queue
+out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions, its
+deadline (its turn timeout's) and the game's options (some policies read them; a match's game shows no record
+while its deal is played, C-8). A turn whose game moved on, ended or is gone is dropped from the queue
 instead; one whose game has not reached it yet (an intent whose append did not happen) waits until its
 deadline, then is dropped.
 """
@@ -121,6 +122,7 @@ class BotTurns:
             "deadline": rfc3339(deadline_ms),
             "view": render(loaded, loaded.snap, seat),
             "legal": engine.legal_actions(loaded.snap, seat),
+            "options": dict(loaded.config.options),
         }
 
     def _note_seen(self, name: str) -> None:
