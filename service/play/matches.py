@@ -30,7 +30,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots import levels_for
-from domain.duplicate_deals import DealGame, deal_seed, hands_of, match_commitment, results, seating
+from domain.duplicate_deals import DealGame, deal_scores, deal_seed, hands_of, match_commitment, results, seating
 from domain.errors import DomainError
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from domain.verify import MATCH_FORMAT
@@ -79,6 +79,13 @@ def settings_from_env(environ: Mapping[str, str] = os.environ) -> MatchSettings:
 def label_of(entrant: Mapping[str, Any]) -> str:
     """An entrant's name in results and the ladder: its level, or `bot:<name>` for a registered bot."""
     return f"bot:{entrant['bot']}" if "bot" in entrant else str(entrant["level"])
+
+
+def scores_by_deal(count: int, played: Sequence[DealGame]) -> list[list[float] | None]:
+    """Each deal's scores by entrant (C-8), in deal order; None for a deal with a game of no hand scored."""
+    scored = deal_scores(count, played)
+    deals = 1 + max((game.deal for game in played), default=-1)
+    return [scored.get(deal) for deal in range(deals)]
 
 
 def game_id_of(match_id: str, deal: int, rotation: int) -> str:
@@ -270,7 +277,8 @@ class Matches:
             log.info("match %s: the game of deal %s, rotation %s was started already", match_id, deal, rotation)
 
     def _finish(self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]]) -> None:
-        """Every game has finished: the results, from the games' records, and the match finished."""
+        """Every game has finished: the results and the deal scores (the ladder's input), from the games'
+        records, and the match finished (once: a second finish, in this process or another, keeps the first's)."""
         game = engine.get_game(meta["game"])
         played = []
         for deal in range(int(meta["deals"])):
@@ -278,7 +286,8 @@ class Matches:
                 record = self.history.record(game_id_of(match_id, deal, rotation))
                 played.append(DealGame(deal, rotation, hands_of(record["events"], game.round_scored.__name__)))
         finished_at = self.clock_ms()
-        self.store.finish(match_id, results([label_of(e) for e in entrants], played), finished_at)
+        labels = [label_of(e) for e in entrants]
+        self.store.finish(match_id, results(labels, played), finished_at, scores_by_deal(len(labels), played))
         stored = self.store.meta(match_id) or {}
         self.store.index_finished(match_id, meta["game"], int(stored.get("finished_at", finished_at)))
 

@@ -216,8 +216,8 @@ class MatchBook(Protocol):
     def embargoed(self, game_id: str) -> tuple[str, int] | None:
         """The match and deal of a game closed until its deal is done; None for an open game."""
 
-    def finish(self, match_id: str, results: Any, finished_ms: int) -> bool:
-        """Mark the match finished with its results; True if it finished now."""
+    def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
+        """Mark the match finished with its results (and its deal scores); True if it finished now."""
 
     def index_finished(self, match_id: str, game: str, finished_ms: int) -> None:
         """The match among its game's finished ones, and no longer running."""

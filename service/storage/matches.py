@@ -20,10 +20,12 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
-# KEYS: meta. ARGV: results (JSON), finished_at (ms). Returns 1 if it finished now, 0 if it had before.
+# KEYS: meta. ARGV: results (JSON), finished_at (ms), deal_scores (JSON; optional). Returns 1 if it finished now,
+# 0 if it had before.
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'finished', 'results', ARGV[1], 'finished_at', ARGV[2])
+if ARGV[3] then redis.call('HSET', KEYS[1], 'deal_scores', ARGV[3]) end
 return 1
 """
 
@@ -86,9 +88,12 @@ class MatchStore:
         match_id, _, deal = text(found).rpartition(":")
         return match_id, int(deal)
 
-    def finish(self, match_id: str, results: Any, finished_ms: int) -> bool:
-        """Mark the match finished with its results, unless it was already; True if it finished now."""
+    def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
+        """Mark the match finished with its results (and its deal scores, for the ladder), unless it was already;
+        True if it finished now."""
         args = [json.dumps(results, separators=(",", ":")), finished_ms]
+        if deal_scores is not None:
+            args.append(json.dumps(deal_scores, separators=(",", ":")))
         return bool(store_call(self._finish, keys=[keys.match_key(match_id, "meta")], args=args))
 
     def index_finished(self, match_id: str, game: str, finished_ms: int) -> None:
