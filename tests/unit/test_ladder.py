@@ -4,10 +4,16 @@ by deal score (C-8: the better score first, equal scores tie), in the order the 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
+import pytest
 from openskill.models import PlackettLuce
 
-from domain.ladder import RatedMatch, entries, ladder, rate
+from domain.ladder import MODEL, ROUND_DIGITS, RatedMatch, entries, ladder, rate
+from workers import ladder as ladder_cli
+
+BOTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
 
 
 def match(entrants: str, *deals: tuple[float, ...], hands: int = 1) -> RatedMatch:
@@ -89,3 +95,36 @@ def test_an_entrant_of_a_match_without_a_scored_deal_is_listed_unrated() -> None
     found = by_entrant(ladder([match("a,b")], lowest_wins=True))
     assert found["a"]["rating"] == {"mu": 25.0, "sigma": round(25 / 3, 6), "ordinal": round(25 - 3 * (25 / 3), 6)}
     assert (found["a"]["matches"], found["a"]["deals"]) == (1, 0)
+
+
+def ladder_doc() -> str:
+    """docs/bots.md's "The ladder", its lines joined."""
+    text = BOTS_DOC.read_text(encoding="utf-8").split("### The ladder\n", 1)[1].split("\n## ", 1)[0]
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_ladder_doc_states_the_model_and_the_rounding_used() -> None:
+    doc = ladder_doc()
+    assert "starts at mu 25 and sigma 25/3, with beta 25/6 and tau 25/300" in doc
+    assert (MODEL.mu, MODEL.sigma, MODEL.beta, MODEL.tau) == (25, 25 / 3, 25 / 6, 25 / 300)
+    assert "`ordinal` is `mu - 3 sigma`" in doc and "rounded to 6 decimals" in doc and ROUND_DIGITS == 6
+    assert "sorted keys, no spaces, UTF-8" in doc
+
+
+def test_c8_the_ladder_doc_shows_what_one_deal_gives() -> None:
+    """docs/bots.md: one Golf deal, greedy scoring less than random, two games of one hand each."""
+    text = BOTS_DOC.read_text(encoding="utf-8").split("### The ladder\n", 1)[1]
+    shown = json.loads(text.split("```json\n", 1)[1].split("```", 1)[0])
+    rated = ladder([RatedMatch(("random", "greedy"), ((7.0, 3.5),), (2, 2))], lowest_wins=True)
+    assert shown == {"game": "golf", "matches": 1, "ladder": rated}
+
+
+def test_the_rebuild_command_is_as_the_doc_says(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "`python -m workers.ladder rebuild [--out FILE]`" in ladder_doc() and "`--redis-url`" in ladder_doc()
+    with pytest.raises(SystemExit) as done:
+        ladder_cli.main(["rebuild", "--help"])
+    assert done.value.code == 0
+    assert "usage: python -m workers.ladder rebuild [-h] [--out FILE]" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        ladder_cli.main(["--help"])
+    assert "--redis-url" in capsys.readouterr().out
