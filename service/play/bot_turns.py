@@ -27,6 +27,7 @@ from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.loaded_game import token_digest
 from service.play.ports import BotBook, BotTurnBook
+from service.play.settings import whole_setting
 from service.play.turn_scheduler import turn_id
 
 LEASE_SECONDS = 5  # a turn handed out is not handed out again for this long, unless BOT_TURN_LEASE_SECONDS says
@@ -38,13 +39,7 @@ SEEN_EVERY_SECONDS = 10.0  # a process writes that a bot asked for turns at most
 
 def lease_seconds_from_env(environ: Mapping[str, str] = os.environ) -> int:
     """BOT_TURN_LEASE_SECONDS: a whole number of seconds in LEASE_SECONDS_RANGE, default LEASE_SECONDS."""
-    text = environ.get("BOT_TURN_LEASE_SECONDS", "").strip()
-    if not text:
-        return LEASE_SECONDS
-    low, high = LEASE_SECONDS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ValueError(f"BOT_TURN_LEASE_SECONDS must be a whole number of seconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "BOT_TURN_LEASE_SECONDS", LEASE_SECONDS, *LEASE_SECONDS_RANGE, unit="seconds")
 
 
 def rfc3339(epoch_ms: int) -> str:

@@ -40,6 +40,7 @@ from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.loaded_game import LoadedGame, MatchPlace
 from service.play.ports import MatchBook
+from service.play.settings import whole_setting
 from service.storage.outcomes import GameExists
 
 log = logging.getLogger(__name__)
@@ -62,18 +63,11 @@ class MatchSettings:
 
 def settings_from_env(environ: Mapping[str, str] = os.environ) -> MatchSettings:
     """MATCH_DEALS_AT_ONCE (at least 1), MATCHES_PER_CLIENT and MATCHES_RUNNING_MAX: whole numbers."""
-    values = {}
-    for name, field, low in (
-        ("MATCH_DEALS_AT_ONCE", "deals_at_once", 1),
-        ("MATCHES_PER_CLIENT", "per_client", 0),
-        ("MATCHES_RUNNING_MAX", "running_max", 1),
-    ):
-        text = environ.get(name, "").strip()
-        if text:
-            if not text.isascii() or not text.isdigit() or int(text) < low:
-                raise ValueError(f"{name} must be a whole number of at least {low}, not {text!r}")
-            values[field] = int(text)
-    return MatchSettings(**values)
+    return MatchSettings(
+        whole_setting(environ, "MATCH_DEALS_AT_ONCE", DEALS_AT_ONCE, 1, unit="deals"),
+        whole_setting(environ, "MATCHES_PER_CLIENT", MATCHES_PER_CLIENT, unit="matches"),
+        whole_setting(environ, "MATCHES_RUNNING_MAX", MATCHES_RUNNING_MAX, 1, unit="matches"),
+    )
 
 
 def label_of(entrant: Mapping[str, Any]) -> str:
