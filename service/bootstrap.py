@@ -110,7 +110,7 @@ def build_services(
     tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots
     bot_turns = BotTurns(storage.bot_turns, storage.bots, games.repository, lease_seconds_from_env())
-    matches = Matches(storage.matches, games, history, match_settings_from_env())
+    matches = Matches(storage.matches, games, history, storage.embargo, match_settings_from_env())
     games.when_ended.append(matches.game_ended)
     history.embargo = matches.check_open
     ladders = Ladders(storage.matches, matches)

@@ -39,7 +39,7 @@ from service.play.errors import BadBotSeat, BadMatch, DealInPlay, GameNotFound, 
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.loaded_game import LoadedGame, MatchPlace
-from service.play.ports import MatchBook
+from service.play.ports import Embargo, MatchBook
 from service.play.settings import whole_setting
 from service.storage.outcomes import GameExists
 
@@ -99,10 +99,13 @@ class Matches:
         store: MatchBook,
         games: GameService,
         history: GameHistory,
+        embargo: Embargo,
         settings: MatchSettings = MatchSettings(),  # frozen: one shared default is fine
         clock_ms: Callable[[], int] = now_ms,
     ) -> None:
+        """`embargo`: where the games of deals still in play are kept closed."""
         self.store = store
+        self.embargo = embargo
         self.games = games
         self.history = history
         self.settings = settings
@@ -205,7 +208,7 @@ class Matches:
         finished = {key for key, state in states.items() if state == "finished"}
         for deal in {deal for deal, _ in finished}:
             if all((deal, rotation) in finished for rotation in range(count)):
-                self.store.lift([game_id_of(match_id, deal, rotation) for rotation in range(count)])
+                self.embargo.lift([game_id_of(match_id, deal, rotation) for rotation in range(count)])
         if len(finished) == deals * count:
             self._finish(match_id, meta, entrants)
             return 0
@@ -256,7 +259,7 @@ class Matches:
     ) -> None:
         """Game `rotation` of `deal`, seated by C-8 and dealt from the deal's seed: noted, then stored."""
         self.store.note_game(match_id, deal, rotation, "started")
-        self.store.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
+        self.embargo.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
         seats = [{"kind": "bot", **entrant, "name": label_of(entrant)} for entrant in seating(entrants, rotation)]
         try:
             self.games.create_game(
@@ -305,7 +308,7 @@ class Matches:
 
     def check_open(self, game_id: str) -> None:
         """DealInPlay while the game is a match's whose deal is still being played (C-8); nothing for others."""
-        closed = self.store.embargoed(game_id)
+        closed = self.embargo.embargoed(game_id)
         if closed is None:
             return
         match_id, deal = closed
