@@ -1,7 +1,8 @@
 """A 100-deal Golf match under `make run` (issue "Matches and a ladder", Done when): `random`, `greedy`, `expert`
 and a registered bot played by the bridge (`--level greedy`), with a worker SIGKILLed during it. It finishes; its
 record verifies offline; `expert` beats `random` with the interval clear of 0; the remote greedy and the house
-greedy are not told apart (their paired interval holds 0); no game was started twice."""
+greedy are not told apart (their paired interval holds 0); no game was started twice; the ladder orders
+`random` < `greedy` < `expert` and `python -m workers.ladder rebuild` gives it again byte for byte."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from domain import engine
 from domain.verify import main as verify_main
+from service.play.ladder import serialized
 from tests.integration.conftest import ROOT, call, wait_until
 from tests.integration.test_make_run import MakeRun, start_make_run, stop_make_run
 
@@ -82,6 +85,27 @@ def test_a_100_deal_golf_match_survives_a_killed_worker_and_its_record_verifies(
         path = Path(folder / "match.json")
         path.write_text(json.dumps(record), encoding="utf-8")
         assert verify_main([str(path)]) == 0
+
+        ladders = {}
+        for game in engine.all_games():
+            status, served = call("GET", f"{run.url}/v1/ladder/{game.id}")
+            assert status == 200, served
+            ladders[game.id] = served["ladder"]
+        order = [entry["entrant"] for entry in ladders["golf"]]
+        assert order.index("expert") < order.index("greedy") < order.index("random"), order
+        rebuilt = folder / "ladders.json"
+        command = [
+            sys.executable,
+            "-m",
+            "workers.ladder",
+            "--redis-url",
+            run.redis_url,
+            "rebuild",
+            "--out",
+            str(rebuilt),
+        ]
+        subprocess.run(command, cwd=ROOT, check=True, timeout=300)
+        assert rebuilt.read_text(encoding="utf-8") == serialized(ladders), "the rebuild is the served ladder"
     finally:
         if bridge is not None:
             bridge.send_signal(signal.SIGTERM)
