@@ -97,6 +97,16 @@ class Ladders:
         self._kept[game] = kept
         return {"game": game, "matches": kept.rated, "ladder": entries(kept.standings)}
 
+    def ratings_of(self, entrant: str, games: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """An entrant's rating in each of these games' ladders where it has one (a bot profile's `ratings`)."""
+        found = {}
+        for game in games:
+            ladder = self.ladder(game)["ladder"]
+            place = next((rank for rank, e in enumerate(ladder, 1) if e["entrant"] == entrant), None)
+            if place is not None:
+                found[game] = {**ladder[place - 1]["rating"], "rank": place}
+        return found
+
     def _rated(self, match_id: str) -> RatedMatch | None:
         """A finished match from its header (from its record if the header has no deal scores); None if gone."""
         meta = self.store.meta(match_id)

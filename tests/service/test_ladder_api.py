@@ -201,3 +201,33 @@ def test_c8_equal_deal_scores_tie_on_the_ladder(
 def test_the_ladder_of_a_game_not_in_the_catalog_is_not_found(client: FlaskClient) -> None:
     response = client.get("/v1/ladder/chess")
     assert_problem(response, 404, "ladder_not_found")
+
+
+def test_a_bot_profile_shows_its_rating_in_each_ladder_it_is_in(
+    client: FlaskClient, dispatcher: RecordingDispatcher
+) -> None:
+    """shared/API.md "Registered bots": a profile holds the bot's ladder ratings (none before its first match)."""
+    token = client.post("/v1/bots", json={"name": "rated-bot", "games": ["golf", "switch"]}).get_json()["token"]
+    assert client.get("/v1/bots/rated-bot").get_json()["ratings"] == {}
+    body = {
+        "game": "golf",
+        "options": {"rounds": 1},
+        "entrants": [{"bot": "rated-bot"}, {"level": "random"}],
+        "deals": 2,
+    }
+    match = client.post("/v1/matches", json=body).get_json()
+    for _ in range(500):
+        dispatcher.drain()
+        for turn in client.get("/v1/bots/me/turns", headers={"Authorization": f"Bearer {token}"}).get_json()["turns"]:
+            action = {**turn["legal"][-1], "expected_version": turn["version"]}
+            client.post(
+                f"/v1/games/{turn['game_id']}/actions", json=action, headers={"Authorization": f"Bearer {token}"}
+            )
+        if client.get(f"/v1/matches/{match['id']}").get_json()["status"] == "finished":
+            break
+    ladder = client.get("/v1/ladder/golf").get_json()["ladder"]
+    rank = [entry["entrant"] for entry in ladder].index("bot:rated-bot") + 1
+    ratings = client.get("/v1/bots/rated-bot").get_json()["ratings"]
+    assert ratings == {"golf": {**ladder[rank - 1]["rating"], "rank": rank}}
+    listed = client.get("/v1/bots?game=golf").get_json()["bots"]
+    assert [bot["ratings"] for bot in listed if bot["name"] == "rated-bot"] == [ratings]
