@@ -48,11 +48,50 @@ def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, tupl
     from fewer than two values."""
     n = len(values)
     mean = sum(values) / n
-    if n < 2:
+    variance = sample_variance(values)
+    if variance is None:
         return mean, None
-    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
     margin = z * math.sqrt(variance / n)
     return mean, (mean - margin, mean + margin)
+
+
+def sample_variance(values: Sequence[float]) -> float | None:
+    """The sample variance (divided by n - 1); None for fewer than two values."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    return sum((value - mean) ** 2 for value in values) / (n - 1)
+
+
+def games_needed_ratio(first: Sequence[float], second: Sequence[float]) -> float | None:
+    """How many games telling two entrants apart takes on duplicate deals, as a share of what independent deals
+    take: var(first - second) / (var(first) + var(second)), from their scores deal by deal.
+
+    The interval's half-width is 1.96 · s / √D, so the deals needed to exclude 0 for a given mean difference
+    grow with the variance s² of what is averaged: on the same deals the paired difference, on independent
+    deals the difference of two independent scores, whose variance is the sum of theirs (the same games a
+    deal in both). None for fewer than two deals or when no score varies."""
+    paired = sample_variance([a - b for a, b in zip(first, second, strict=True)])
+    spread = [sample_variance(first), sample_variance(second)]
+    if paired is None or spread[0] is None or spread[1] is None or spread[0] + spread[1] == 0:
+        return None
+    return paired / (spread[0] + spread[1])
+
+
+def games_needed_ratio_at_one_table(
+    deal_differences: Sequence[float], game_differences: Sequence[float], games_per_deal: int
+) -> float | None:
+    """How many games telling two entrants apart takes on duplicate deals, as a share of what it takes when
+    every game has a new deal and both sit at its table: games_per_deal · var(deal difference) / var(game
+    difference), the differences of their mean points per hand, per deal (its games' mean, as C-8 scores a
+    deal) and per game. Where one's points are another's loss (a seat goes out, the others pay) the game
+    difference varies more than two independent scores do. None for fewer than two deals or games, or when no
+    game difference varies."""
+    paired, single = sample_variance(deal_differences), sample_variance(game_differences)
+    if paired is None or not single:
+        return None
+    return games_per_deal * paired / single
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,8 @@ from domain.duplicate_deals import (
     deal_ranks,
     deal_scores,
     deal_seed,
+    games_needed_ratio,
+    games_needed_ratio_at_one_table,
     match_commitment,
     mean_interval,
     results,
@@ -75,3 +77,30 @@ def test_results_give_paired_differences_with_the_c8_interval() -> None:
 def test_deal_ranks_put_the_better_first_and_tie_equal_scores_c8() -> None:
     assert deal_ranks([3.0, 1.0, 3.0, 2.0], lowest_wins=True) == [2, 0, 2, 1]
     assert deal_ranks([3.0, 1.0, 3.0, 2.0], lowest_wins=False) == [0, 2, 0, 1]
+
+
+def test_games_needed_ratio_is_the_paired_variance_over_the_sum_of_the_variances() -> None:
+    """var(a - b) / (var(a) + var(b)) over the deals: 0 when the deal's luck moves both scores alike, 1 when
+    the scores are unrelated, 2 when the luck of one is the other's loss."""
+    assert games_needed_ratio([1.0, 3.0, 5.0], [0.0, 2.0, 4.0]) == 0.0
+    # a 1, 3: variance 2; b 3, 1: variance 2; a - b -2, 2: variance 8
+    assert games_needed_ratio([1.0, 3.0], [3.0, 1.0]) == pytest.approx(2.0)
+    # a 0, 2, 0, 2 and b 0, 0, 2, 2 (unrelated): variance 4/3 each; a - b 0, 2, -2, 0: variance 8/3
+    assert games_needed_ratio([0.0, 2.0, 0.0, 2.0], [0.0, 0.0, 2.0, 2.0]) == pytest.approx(1.0)
+    # a 2, 4, 9 (variance 13), b 1, 1, 4 (variance 3); a - b 1, 3, 5 (variance 4): 4 / 16
+    assert games_needed_ratio([2.0, 4.0, 9.0], [1.0, 1.0, 4.0]) == pytest.approx(0.25)
+
+
+def test_games_needed_ratio_needs_two_deals_and_some_spread() -> None:
+    assert games_needed_ratio([1.0], [2.0]) is None
+    assert games_needed_ratio([1.0, 1.0], [2.0, 2.0]) is None
+
+
+def test_games_needed_ratio_at_one_table_weighs_the_deals_against_single_games() -> None:
+    """games a deal · var(deal difference) / var(game difference): a deal's rotations that cancel each
+    other's luck leave nothing to average; otherwise what a deal's games add up to against one game."""
+    assert games_needed_ratio_at_one_table([0.0, 0.0], [5.0, -5.0, 5.0, -5.0], 2) == 0.0
+    # deal differences 1, 3: variance 2; game differences 0, 2, 2, 4: variance 8/3; 2 · 2 / (8/3)
+    assert games_needed_ratio_at_one_table([1.0, 3.0], [0.0, 2.0, 2.0, 4.0], 2) == pytest.approx(1.5)
+    assert games_needed_ratio_at_one_table([1.0], [0.0, 2.0], 2) is None
+    assert games_needed_ratio_at_one_table([1.0, 1.0], [1.0, 1.0, 1.0, 1.0], 2) is None
