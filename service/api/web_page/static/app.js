@@ -3,6 +3,7 @@ import { api, ApiError, catalog, heldGames, holdGame, registeredBots } from './a
 import { h, replace } from './dom.js';
 import { helpEl, ruleAnchor, winsLine } from './help.js';
 import { language, LANGUAGES, setLanguage, t } from './i18n.js';
+import { optionInput, readOptions } from './options.js';
 import { fullTitle, PlayPage, title } from './play.js';
 import { openForm, ReplayPage, replayIndex } from './replay.js';
 
@@ -32,53 +33,6 @@ function route() {
 
 const DEFAULT_PLAYERS = 4;
 const FIRST_GAME = 'golf';
-
-/** An option's hint in the page's language, its rule ids "(G-4)" as links to the rule in "How to play". */
-function hintEl(game, option, id) {
-  const key = `option.${game}.${option.name}`;
-  const text = t(key).startsWith('⟦') ? option.description : t(key);
-  const rules = [...new Set(option.description.match(/\b[A-Z]-\d+\b/g) ?? [])];
-  const plain = text.replace(/\s*\((?:[A-Z]-\d+(?:,\s*)?)+\)/g, '');
-  return h('small', { id: `${id}-hint` }, plain, rules.length ? [' (', rules.map((rule, i) => [i ? ', ' : '',
-    h('a', { href: `#${ruleAnchor(rule)}`, 'data-rule': rule }, rule)]), ')'] : null);
-}
-
-function optionInput(game, option) {
-  const id = `opt-${option.name}`;
-  const hint = hintEl(game, option, id);
-  let input;
-  if (option.choices) {
-    input = h('select', { id, name: option.name }, option.choices.map((c) => h('option', { value: c, selected: c === option.default }, c)));
-  } else if (typeof option.default === 'boolean') {
-    input = h('input', { id, name: option.name, type: 'checkbox', checked: option.default });
-  } else if (Array.isArray(option.default)) {
-    input = h('input', { id, name: option.name, type: 'text', value: option.default.join(', '), 'data-list': 'true' });
-  } else {
-    input = h('input', {
-      id, name: option.name, type: 'number', min: option.minimum, max: option.maximum, inputmode: 'numeric',
-      value: option.default ?? '', placeholder: option.default === null ? 'automatic' : null,
-    });
-  }
-  input.setAttribute('aria-describedby', `${id}-hint`);
-  const label = t(`optionName.${option.name}`).startsWith('⟦') ? option.name.replace(/_/g, ' ') : t(`optionName.${option.name}`);
-  return h('div', { class: `field${input.type === 'checkbox' ? ' check' : ''}` }, h('label', { for: id }, label), input, hint);
-}
-
-/** The options that differ from their defaults. */
-function readOptions(form, game) {
-  const options = {};
-  for (const option of game.options) {
-    const input = form.querySelector(`#opt-${option.name}`);
-    let value;
-    if (input.type === 'checkbox') value = input.checked;
-    else if (input.dataset.list) value = input.value.split(/[\s,]+/).filter(Boolean).map(Number);
-    else if (input.type === 'number') value = input.value === '' ? null : Number(input.value);
-    else value = input.value;
-    if (value === null || JSON.stringify(value) === JSON.stringify(option.default)) continue;
-    options[option.name] = value;
-  }
-  return options;
-}
 
 /** The name a seat gets when none is typed: the form's row label, so the game says what the form said;
  * a registered bot's seat is named after the bot, as the service names it. */
