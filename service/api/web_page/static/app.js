@@ -1,8 +1,11 @@
-// The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN) and the new-game form.
+// The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN, #/matches, #/match/ID,
+// #/ladder/GAME, #/bot/NAME) and the new-game form.
 import { api, ApiError, catalog, heldGames, holdGame, registeredBots } from './api.js';
 import { h, replace } from './dom.js';
 import { helpEl, ruleAnchor, winsLine } from './help.js';
 import { language, LANGUAGES, setLanguage, t } from './i18n.js';
+import { BotPage, LadderPage } from './ladder.js';
+import { MatchesPage, MatchPage } from './matches.js';
 import { optionInput, readOptions } from './options.js';
 import { fullTitle, PlayPage, title } from './play.js';
 import { openForm, ReplayPage, replayIndex } from './replay.js';
@@ -24,6 +27,10 @@ function route() {
   if (page === 'play' && id) current = new PlayPage(root, id);
   else if (page === 'replay' && id) current = new ReplayPage(root, id, rest[0] ? Number(rest[0]) : null);
   else if (page === 'replay') return replayIndex(root);
+  else if (page === 'matches') current = new MatchesPage(root);
+  else if (page === 'match' && id) current = new MatchPage(root, id);
+  else if (page === 'ladder') current = new LadderPage(root, id);
+  else if (page === 'bot' && id) current = new BotPage(root, id);
   else return home();
   current.start();
   return undefined;
@@ -217,9 +224,11 @@ function header() {
   document.querySelector('.brand').textContent = t('app.title');
   const nav = document.querySelector('.top nav');
   nav.setAttribute('aria-label', t('nav.main'));
-  const [newGame, replays] = nav.querySelectorAll('a');
+  const [newGame, replays, matches, ladder] = nav.querySelectorAll('a');
   newGame.textContent = t('nav.newGame');
   replays.textContent = t('nav.replays');
+  matches.textContent = t('nav.matches');
+  ladder.textContent = t('nav.ladder');
   let select = document.getElementById('language');
   if (!select) {
     select = h('select', { id: 'language' }, Object.entries(LANGUAGES).map(([code, name]) => h('option', { value: code, lang: code }, name)));
