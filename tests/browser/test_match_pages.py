@@ -178,7 +178,9 @@ def bridged_bot(site: str, tmp_path: Path) -> Iterator[str]:
     """A bot registered for Golf, its turns played by the bridge (the first legal action, docs/examples/first_legal.py);
     its name."""
     name = f"bot-{secrets.token_hex(4)}"
-    status, bot = post_json(f"{site}/v1/bots", {"name": name, "games": ["golf"], "description": "plays the first legal move"})
+    status, bot = post_json(
+        f"{site}/v1/bots", {"name": name, "games": ["golf"], "description": "plays the first legal move"}
+    )
     assert status == 201, bot
     log = (tmp_path / "bridge.log").open("wb")
     bridge = subprocess.Popen(
@@ -193,6 +195,57 @@ def bridged_bot(site: str, tmp_path: Path) -> Iterator[str]:
     finally:
         stop(bridge)
         log.close()
+
+
+# the page's fetch, answering GET /v1/ladder/... with the ladder given in the script
+LADDER_STUB = """
+const realFetch = window.fetch;
+window.fetch = async (...args) => {
+  if (!String(args[0]).startsWith('/v1/ladder/')) return realFetch(...args);
+  return new Response(%s, { status: 200, headers: { 'Content-Type': 'application/json' } });
+};
+"""
+
+
+def stub_ladder(bot: str) -> dict[str, Any]:
+    """A Golf ladder in the shape of GET /v1/ladder/{game}, the bot second."""
+
+    def entry(entrant: str, mu: float, sigma: float, ordinal: float) -> dict[str, Any]:
+        rating = {"mu": mu, "sigma": sigma, "ordinal": ordinal}
+        return {"entrant": entrant, "rating": rating, "matches": 1, "deals": 2, "hands": 4}
+
+    entries = [
+        entry("greedy", 27.6354, 8.0659, 3.4377),
+        entry(f"bot:{bot}", 25.0, 8.0, 1.0),
+        entry("random", 22.3646, 8.0659, -1.8331),
+    ]
+    return {"game": "golf", "matches": 1, "ladder": entries}
+
+
+def check_ladder_pages(browser: Chrome, site: str, bot: str, ladder: dict[str, Any], screenshots: Path) -> None:
+    """The bot's page shows its place on the Golf ladder, the ladder page every entry in order."""
+    entries = ladder["ladder"]
+    rank = [entry["entrant"] for entry in entries].index(f"bot:{bot}") + 1
+    mine = entries[rank - 1]
+    browser.get(f"{site}/#/bot/{bot}")
+    wait_for(browser, "its ladder place", lambda b: b.find_elements(By.CSS_SELECTOR, "#bot-ladders"))
+    assert cells(browser, "#bot-ladders tbody tr") == [
+        [str(rank), "Golf", f"{mine['rating']['ordinal']:.2f}", f"{mine['rating']['mu']:.2f}"]
+        + [f"{mine['rating']['sigma']:.2f}", str(mine["matches"]), str(mine["deals"]), str(mine["hands"])]
+    ]
+    assert axe_violations(browser) == []
+    browser.find_element(By.CSS_SELECTOR, "#bot-profile a[href='#/ladder/golf']").click()
+    wait_for(browser, "the ladder", lambda b: b.find_elements(By.CSS_SELECTOR, "#ladder"))
+    rows = cells(browser, "#ladder tbody tr")
+    assert [row[:3] for row in rows] == [
+        [str(i + 1), entry["entrant"].removeprefix("bot:"), f"{entry['rating']['ordinal']:.2f}"]
+        for i, entry in enumerate(entries)
+    ]
+    assert browser.find_element(By.CSS_SELECTOR, f"#ladder a.entrant[href='#/bot/{bot}']")
+    rated = ladder["matches"]
+    assert text_of(browser, "#ladder-matches") == f"Rated on {rated} finished match{'' if rated == 1 else 'es'}."
+    assert axe_violations(browser) == []
+    at_widths(browser, screenshots, "ladder-page")
 
 
 def test_a_bots_page_shows_its_profile_ladder_places_and_matches_and_the_ladder_page_its_game(
@@ -218,34 +271,34 @@ def test_a_bots_page_shows_its_profile_ladder_places_and_matches_and_the_ladder_
         lambda b: in_page(b, "return [...document.querySelectorAll('#match-list li')].map(li => li.dataset.matchId);"),
     )
     assert listed == [created["id"]]
-    ladder_served = status_of(f"{site}/v1/ladder/golf") == 200
-    places = wait_for(
-        browser, "its ladder places", lambda b: b.find_elements(By.CSS_SELECTOR, "#bot-ladders, #bot-unrated")
-    )
-    if ladder_served:
-        entries = get_json(f"{site}/v1/ladder/golf")["entries"]
-        rank = [e["entrant"] for e in entries].index(f"bot:{name}") + 1
-        assert cells(browser, "#bot-ladders tbody tr")[0][:2] == [str(rank), "Golf"]
-    else:
-        assert places[0].text == "This service has no ladder yet."
     assert axe_violations(browser) == []
     at_widths(browser, screenshots, "bot-page")
-
-    browser.find_element(By.CSS_SELECTOR, "#bot-profile a[href='#/ladder/golf']").click()
-    wait_for(browser, "the ladder page", lambda b: b.find_elements(By.CSS_SELECTOR, "#ladder, #ladder-none"))
-    if ladder_served:
-        entries = get_json(f"{site}/v1/ladder/golf")["entries"]
-        assert [row[1] for row in cells(browser, "#ladder tbody tr")] == [
-            e["entrant"].removeprefix("bot:") for e in entries
-        ]
-    else:
-        assert text_of(browser, "#ladder-none") == "This service has no ladder yet."
-    assert axe_violations(browser) == []
-    at_widths(browser, screenshots, "ladder-page")
+    if status_of(f"{site}/v1/ladder/golf") == 200:
+        ladder = get_json(f"{site}/v1/ladder/golf")
+        assert f"bot:{name}" in [entry["entrant"] for entry in ladder["ladder"]]
+        check_ladder_pages(browser, site, name, ladder, screenshots)
+    else:  # a service without the ladder says so, and the pages draw a ladder of its shape when there is one
+        wait_for(browser, "no ladder places", lambda b: text_of(b, "#bot-unrated") == "This service has no ladder yet.")
+        browser.get(f"{site}/#/ladder/golf")
+        wait_for(browser, "no ladder", lambda b: text_of(b, "#ladder-none") == "This service has no ladder yet.")
+        stub = browser.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": LADDER_STUB % json.dumps(json.dumps(stub_ladder(name)))}
+        )
+        try:
+            browser.refresh()
+            check_ladder_pages(browser, site, name, stub_ladder(name), screenshots)
+        finally:
+            browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": stub["identifier"]})
+            browser.refresh()
 
     # the pages speak German too: no key left untranslated
     set_language(browser, site, "de")
-    for page, ready in ((f"#/match/{created['id']}", "#paired"), (f"#/bot/{name}", "#bot-profile")):
+    pages = (
+        (f"#/match/{created['id']}", "#paired"),
+        (f"#/bot/{name}", "#bot-profile"),
+        ("#/ladder/golf", "#ladder-none"),
+    )
+    for page, ready in pages:
         browser.get(f"{site}/{page}")
         wait_for(browser, f"{page} in German", lambda b, ready=ready: b.find_elements(By.CSS_SELECTOR, ready))
         shown = in_page(browser, "return document.body.innerText + ' ' + document.title;")

@@ -2,20 +2,21 @@
 // first) and a registered bot's page (#/bot/NAME: its profile, its places on the ladders, its recent matches).
 import { api, ApiError, catalog } from './api.js';
 import { h, replace } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { entrantEl, matchList, num, when } from './matches.js';
 import { errorText, fullTitle, title } from './play.js';
 
 const FIRST_GAME = 'golf';
 const MATCHES_SCANNED = 100; // the bot page looks for the bot among this many of the newest matches
 
-/** A game's ladder entries, best first; null when the service has no ladder to give (404). */
+/** A game's ladder: `{entries, matches}`, the entries best first, `matches` the finished matches rated; null when
+ * this service serves no ladder (a 404 of no route); a 404 of the route itself (an unknown game) is thrown. */
 export async function ladderOf(game, signal) {
   try {
     const body = await api(`/v1/ladder/${encodeURIComponent(game)}`, { signal });
-    return body.entries ?? [];
+    return { entries: body.ladder ?? body.entries ?? [], matches: body.matches ?? null };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (error instanceof ApiError && error.status === 404 && error.problem.code === 'not_found') return null;
     throw error;
   }
 }
@@ -51,9 +52,9 @@ export class LadderPage {
     replace(this.root, h('p', { class: 'loading' }, t('ladder.loading')));
     document.title = `${t('ladder.title', { game: title(this.game) })} · ${t('app.title')}`;
     let games;
-    let entries;
+    let ladder;
     try {
-      [games, entries] = await Promise.all([catalog(), ladderOf(this.game, this.controller.signal)]);
+      [games, ladder] = await Promise.all([catalog(), ladderOf(this.game, this.controller.signal)]);
     } catch (error) {
       if (error.name === 'AbortError') return;
       replace(this.root, h('div', { class: 'page' }, h('h1', {}, t('ladder.title', { game: title(this.game) })),
@@ -63,11 +64,12 @@ export class LadderPage {
     const select = h('select', { id: 'ladder-game' }, games.map((g) => h('option', { value: g.id, selected: g.id === this.game }, fullTitle(g.id))));
     select.addEventListener('change', () => { location.hash = `#/ladder/${encodeURIComponent(select.value)}`; });
     let body;
-    if (entries === null) body = h('p', { class: 'facts', id: 'ladder-none' }, t('ladder.unavailable'));
-    else if (!entries.length) body = h('p', { class: 'facts', id: 'ladder-none' }, t('ladder.empty'));
+    if (ladder === null) body = h('p', { class: 'facts', id: 'ladder-none' }, t('ladder.unavailable'));
+    else if (!ladder.entries.length) body = h('p', { class: 'facts', id: 'ladder-none' }, t('ladder.empty'));
     else {
-      body = ladderTable('ladder', t('ladder.caption', { game: title(this.game) }), COLUMNS,
-        entries.map((entry, i) => ladderRow(entry, i + 1, (e) => h('th', { scope: 'row' }, entrantEl(e.entrant)))));
+      body = [ladderTable('ladder', t('ladder.caption', { game: title(this.game) }), COLUMNS,
+        ladder.entries.map((entry, i) => ladderRow(entry, i + 1, (e) => h('th', { scope: 'row' }, entrantEl(e.entrant))))),
+      ladder.matches !== null ? h('p', { class: 'facts', id: 'ladder-matches' }, tn('ladder.rated', ladder.matches)) : null];
     }
     replace(this.root, h('div', { class: 'page ladder', 'data-game': this.game },
       h('h1', {}, t('ladder.title', { game: title(this.game) })),
@@ -127,14 +129,15 @@ export class BotPage {
       if (error.name !== 'AbortError') replace(ladders, h('p', { class: 'alert' }, errorText(error)));
       return;
     }
-    const rows = found.flatMap(([game, entries]) => {
-      const index = (entries ?? []).findIndex((e) => e.entrant === label);
+    const rows = found.flatMap(([game, ladder]) => {
+      const entries = ladder?.entries ?? [];
+      const index = entries.findIndex((e) => e.entrant === label);
       if (index < 0) return [];
       return [ladderRow(entries[index], index + 1, () => h('th', { scope: 'row' }, h('a', { href: `#/ladder/${encodeURIComponent(game)}` }, title(game))))];
     });
     // the bot's row of each ladder: its rank, then the game where the ladder names the entrant
     replace(ladders, rows.length
       ? ladderTable('bot-ladders', t('bot.ratingsCaption', { name: bot.name }), ['ladder.rank', 'form.game', ...COLUMNS.slice(2)], rows)
-      : h('p', { class: 'facts', id: 'bot-unrated' }, t(found.every(([, entries]) => entries === null) ? 'ladder.unavailable' : 'bot.unrated')));
+      : h('p', { class: 'facts', id: 'bot-unrated' }, t(found.every(([, ladder]) => ladder === null) ? 'ladder.unavailable' : 'bot.unrated')));
   }
 }

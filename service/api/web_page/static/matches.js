@@ -4,7 +4,7 @@
 import { api, catalog, registeredBots } from './api.js';
 import { announce, h, replace } from './dom.js';
 import { helpEl, winsLine } from './help.js';
-import { language, t } from './i18n.js';
+import { language, t, tn } from './i18n.js';
 import { optionInput, readOptions } from './options.js';
 import { errorText, fullTitle, title } from './play.js';
 
@@ -88,7 +88,7 @@ export function matchList(first, { signal, empty = t('matches.none'), filter = (
       for (const match of page.matches.filter(filter)) {
         list.append(h('li', { 'data-match-id': match.id, 'data-status': match.status },
           h('a', { href: `#/match/${encodeURIComponent(match.id)}` }, matchSummary(match)),
-          h('span', { class: 'facts' }, ` · ${t('match.deals', { n: match.deals })} · ${statusText(match)} · ${when(match.created_at)}`)));
+          h('span', { class: 'facts' }, ` · ${tn('match.deals', match.deals)} · ${statusText(match)} · ${when(match.created_at)}`)));
       }
       next = page.next;
       older.hidden = !next;
@@ -422,7 +422,7 @@ export class MatchPage {
       h('h2', { id: 'facts-title' }, t('match.about')),
       h('dl', {},
         h('dt', {}, t('match.status')), h('dd', { id: 'match-status' }, statusText(match)),
-        h('dt', {}, t('match.dealsTitle')), h('dd', {}, t('match.dealsFacts', { n: match.deals, games: match.games_total })),
+        h('dt', {}, t('match.dealsTitle')), h('dd', {}, `${tn('match.deals', match.deals)}, ${tn('match.gamesCount', match.games_total)}`),
         h('dt', {}, t('form.options')), h('dd', {}, h('code', {}, options)),
         h('dt', {}, t('match.better.title')), h('dd', {}, t('match.pointsBetter', { better: t(`match.better.${match.better}`) })),
         h('dt', {}, t('match.created')), h('dd', {}, when(match.created_at)),
