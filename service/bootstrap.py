@@ -17,6 +17,7 @@ from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService, utc_now
+from service.play.ladder import Ladders
 from service.play.matches import Matches
 from service.play.matches import settings_from_env as match_settings_from_env
 from service.play.ports import Clock, TurnDispatcher
@@ -46,6 +47,7 @@ class Services:
     bots: Bots  # registered bots: registration, profiles, their tokens
     bot_turns: BotTurns  # registered bots' due turns, handed out with leases
     matches: Matches  # matches on duplicate deals
+    ladders: Ladders  # each game's ladder, from its finished matches
 
     @property
     def index(self) -> GameIndex:
@@ -108,11 +110,22 @@ def build_services(
     tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots
     bot_turns = BotTurns(storage.bot_turns, storage.bots, games.repository, lease_seconds_from_env())
-    matches = Matches(storage.matches, games, history, match_settings_from_env())
+    matches = Matches(storage.matches, games, history, storage.embargo, match_settings_from_env())
     games.when_ended.append(matches.game_ended)
     history.embargo = matches.check_open
+    ladders = Ladders(storage.matches, matches)
     return Services(
-        store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots, bot_turns, matches
+        store_client,
+        storage,
+        dispatcher,
+        games,
+        history,
+        tickets,
+        games.repository,
+        games.bots,
+        bot_turns,
+        matches,
+        ladders,
     )
 
 

@@ -16,6 +16,7 @@ from service.play.errors import (
     GameNotFound,
     IdempotencyKeyReused,
     InvalidRequest,
+    LadderNotFound,
     MatchesFull,
     MatchNotFound,
     NoFreeGameId,
@@ -93,6 +94,7 @@ STATUS_OF: dict[type[PlayError], int] = {
     BadMatch: 422,
     MatchesFull: 503,
     DealInPlay: 403,
+    LadderNotFound: 404,
     StreamDamaged: 500,
     NoFreeGameId: 503,
 }

@@ -5,8 +5,9 @@ The turn scheduler (service/play/turn_scheduler.py) puts each turn in the bot's 
 handed out with a lease: leased turns are not handed out again until the lease ends
 (BOT_TURN_LEASE_SECONDS, default 5), and from then on, until the turn is played or moot, they are (a bot
 that crashed and came back gets its turns again). Each turn is built from the game as it is when handed
-out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions and
-its deadline (its turn timeout's). A turn whose game moved on, ended or is gone is dropped from the queue
+out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions, its
+deadline (its turn timeout's) and the game's options (some policies read them; a match's game shows no record
+while its deal is played, C-8). A turn whose game moved on, ended or is gone is dropped from the queue
 instead; one whose game has not reached it yet (an intent whose append did not happen) waits until its
 deadline, then is dropped.
 """
@@ -26,6 +27,7 @@ from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.loaded_game import token_digest
 from service.play.ports import BotBook, BotTurnBook
+from service.play.settings import whole_setting
 from service.play.turn_scheduler import turn_id
 
 LEASE_SECONDS = 5  # a turn handed out is not handed out again for this long, unless BOT_TURN_LEASE_SECONDS says
@@ -37,13 +39,7 @@ SEEN_EVERY_SECONDS = 10.0  # a process writes that a bot asked for turns at most
 
 def lease_seconds_from_env(environ: Mapping[str, str] = os.environ) -> int:
     """BOT_TURN_LEASE_SECONDS: a whole number of seconds in LEASE_SECONDS_RANGE, default LEASE_SECONDS."""
-    text = environ.get("BOT_TURN_LEASE_SECONDS", "").strip()
-    if not text:
-        return LEASE_SECONDS
-    low, high = LEASE_SECONDS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ValueError(f"BOT_TURN_LEASE_SECONDS must be a whole number of seconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "BOT_TURN_LEASE_SECONDS", LEASE_SECONDS, *LEASE_SECONDS_RANGE, unit="seconds")
 
 
 def rfc3339(epoch_ms: int) -> str:
@@ -121,6 +117,7 @@ class BotTurns:
             "deadline": rfc3339(deadline_ms),
             "view": render(loaded, loaded.snap, seat),
             "legal": engine.legal_actions(loaded.snap, seat),
+            "options": dict(loaded.config.options),
         }
 
     def _note_seen(self, name: str) -> None:

@@ -208,3 +208,12 @@ class DealInPlay(PlayError):
         )
         super().__init__(f"{what}; try again in about {retry_after} s")
         self.retry_after = retry_after
+
+
+class LadderNotFound(PlayError):
+    """No game of the catalog has this id, so there is no ladder of it."""
+
+    code = "ladder_not_found"
+
+    def __init__(self, game: str) -> None:
+        super().__init__(f"no game {game!r} in the catalog, so no ladder of it")

@@ -30,15 +30,17 @@ from typing import Any
 
 from domain import engine
 from domain.bots import levels_for
-from domain.duplicate_deals import DealGame, deal_seed, hands_of, match_commitment, results, seating
+from domain.duplicate_deals import DealGame, deal_scores, deal_seed, hands_of, match_commitment, results, seating
 from domain.errors import DomainError
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
+from domain.verify import MATCH_FORMAT
 from service.play.bot_turns import rfc3339
 from service.play.errors import BadBotSeat, BadMatch, DealInPlay, GameNotFound, MatchesFull, MatchNotFound
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.loaded_game import LoadedGame, MatchPlace
-from service.play.ports import MatchBook
+from service.play.ports import Embargo, MatchBook
+from service.play.settings import whole_setting
 from service.storage.outcomes import GameExists
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,6 @@ MATCHES_PER_CLIENT = 2
 MATCHES_RUNNING_MAX = 20
 PAGE_MAX = 100
 SECONDS_A_GAME = 5  # what a deal's game left is thought to take, for a refusal's Retry-After
-RECORD_FORMAT = "cardtable-match/1"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,23 +63,23 @@ class MatchSettings:
 
 def settings_from_env(environ: Mapping[str, str] = os.environ) -> MatchSettings:
     """MATCH_DEALS_AT_ONCE (at least 1), MATCHES_PER_CLIENT and MATCHES_RUNNING_MAX: whole numbers."""
-    values = {}
-    for name, field, low in (
-        ("MATCH_DEALS_AT_ONCE", "deals_at_once", 1),
-        ("MATCHES_PER_CLIENT", "per_client", 0),
-        ("MATCHES_RUNNING_MAX", "running_max", 1),
-    ):
-        text = environ.get(name, "").strip()
-        if text:
-            if not text.isascii() or not text.isdigit() or int(text) < low:
-                raise ValueError(f"{name} must be a whole number of at least {low}, not {text!r}")
-            values[field] = int(text)
-    return MatchSettings(**values)
+    return MatchSettings(
+        whole_setting(environ, "MATCH_DEALS_AT_ONCE", DEALS_AT_ONCE, 1, unit="deals"),
+        whole_setting(environ, "MATCHES_PER_CLIENT", MATCHES_PER_CLIENT, unit="matches"),
+        whole_setting(environ, "MATCHES_RUNNING_MAX", MATCHES_RUNNING_MAX, 1, unit="matches"),
+    )
 
 
 def label_of(entrant: Mapping[str, Any]) -> str:
     """An entrant's name in results and the ladder: its level, or `bot:<name>` for a registered bot."""
     return f"bot:{entrant['bot']}" if "bot" in entrant else str(entrant["level"])
+
+
+def scores_by_deal(count: int, played: Sequence[DealGame]) -> list[list[float] | None]:
+    """Each deal's scores by entrant (C-8), in deal order; None for a deal with a game of no hand scored."""
+    scored = deal_scores(count, played)
+    deals = 1 + max((game.deal for game in played), default=-1)
+    return [scored.get(deal) for deal in range(deals)]
 
 
 def game_id_of(match_id: str, deal: int, rotation: int) -> str:
@@ -98,10 +99,13 @@ class Matches:
         store: MatchBook,
         games: GameService,
         history: GameHistory,
+        embargo: Embargo,
         settings: MatchSettings = MatchSettings(),  # frozen: one shared default is fine
         clock_ms: Callable[[], int] = now_ms,
     ) -> None:
+        """`embargo`: where the games of deals still in play are kept closed."""
         self.store = store
+        self.embargo = embargo
         self.games = games
         self.history = history
         self.settings = settings
@@ -204,7 +208,7 @@ class Matches:
         finished = {key for key, state in states.items() if state == "finished"}
         for deal in {deal for deal, _ in finished}:
             if all((deal, rotation) in finished for rotation in range(count)):
-                self.store.lift([game_id_of(match_id, deal, rotation) for rotation in range(count)])
+                self.embargo.lift([game_id_of(match_id, deal, rotation) for rotation in range(count)])
         if len(finished) == deals * count:
             self._finish(match_id, meta, entrants)
             return 0
@@ -255,7 +259,7 @@ class Matches:
     ) -> None:
         """Game `rotation` of `deal`, seated by C-8 and dealt from the deal's seed: noted, then stored."""
         self.store.note_game(match_id, deal, rotation, "started")
-        self.store.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
+        self.embargo.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
         seats = [{"kind": "bot", **entrant, "name": label_of(entrant)} for entrant in seating(entrants, rotation)]
         try:
             self.games.create_game(
@@ -270,7 +274,8 @@ class Matches:
             log.info("match %s: the game of deal %s, rotation %s was started already", match_id, deal, rotation)
 
     def _finish(self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]]) -> None:
-        """Every game has finished: the results, from the games' records, and the match finished."""
+        """Every game has finished: the results and the deal scores (the ladder's input), from the games'
+        records, and the match finished (once: a second finish, in this process or another, keeps the first's)."""
         game = engine.get_game(meta["game"])
         played = []
         for deal in range(int(meta["deals"])):
@@ -278,7 +283,8 @@ class Matches:
                 record = self.history.record(game_id_of(match_id, deal, rotation))
                 played.append(DealGame(deal, rotation, hands_of(record["events"], game.round_scored.__name__)))
         finished_at = self.clock_ms()
-        self.store.finish(match_id, results([label_of(e) for e in entrants], played), finished_at)
+        labels = [label_of(e) for e in entrants]
+        self.store.finish(match_id, results(labels, played), finished_at, scores_by_deal(len(labels), played))
         stored = self.store.meta(match_id) or {}
         self.store.index_finished(match_id, meta["game"], int(stored.get("finished_at", finished_at)))
 
@@ -302,7 +308,7 @@ class Matches:
 
     def check_open(self, game_id: str) -> None:
         """DealInPlay while the game is a match's whose deal is still being played (C-8); nothing for others."""
-        closed = self.store.embargoed(game_id)
+        closed = self.embargo.embargoed(game_id)
         if closed is None:
             return
         match_id, deal = closed
@@ -366,7 +372,7 @@ class Matches:
         if view["status"] != "finished":
             raise DealInPlay(None, SECONDS_A_GAME)
         records = [self.history.record(game["game_id"]) for game in view["games"]]
-        return {"format": RECORD_FORMAT, **view, "records": records}
+        return {"format": MATCH_FORMAT, **view, "records": records}
 
 
 def _json(text: str) -> Any:

@@ -207,17 +207,8 @@ class MatchBook(Protocol):
     def note_game(self, match_id: str, deal: int, rotation: int, state: str) -> None:
         """Note a game as `started` or `finished`."""
 
-    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
-        """The game is closed to all but its seats' own views until its deal is done."""
-
-    def lift(self, game_ids: Sequence[str]) -> None:
-        """These games' deal is done: they open to everyone."""
-
-    def embargoed(self, game_id: str) -> tuple[str, int] | None:
-        """The match and deal of a game closed until its deal is done; None for an open game."""
-
-    def finish(self, match_id: str, results: Any, finished_ms: int) -> bool:
-        """Mark the match finished with its results; True if it finished now."""
+    def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
+        """Mark the match finished with its results (and its deal scores); True if it finished now."""
 
     def index_finished(self, match_id: str, game: str, finished_ms: int) -> None:
         """The match among its game's finished ones, and no longer running."""
@@ -230,3 +221,16 @@ class MatchBook(Protocol):
 
     def finished_of(self, game: str) -> list[str]:
         """A game's finished matches, in the order they finished."""
+
+
+class Embargo(Protocol):
+    """The games of a match whose deal is still being played (service/storage/matches.py)."""
+
+    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
+        """The game is closed to all but its seats' own views until its deal is done."""
+
+    def lift(self, game_ids: Sequence[str]) -> None:
+        """These games' deal is done: they open to everyone."""
+
+    def embargoed(self, game_id: str) -> tuple[str, int] | None:
+        """The match and deal of a game closed until its deal is done; None for an open game."""

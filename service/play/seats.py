@@ -43,6 +43,7 @@ from domain.bots import LEVELS, choose_action, levels_for
 from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
 from service.play import plugin_levels
 from service.play.errors import BadBotSeat
+from service.play.settings import whole_setting
 from service.storage.keys import BOT_QUEUE, EXPERT_QUEUE
 
 DEFAULT_LEVEL = "greedy"  # a house seat's level when its request names none
@@ -81,24 +82,13 @@ class ThinkCapError(ValueError):
 
 def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
     """The cap on an expert's think time a move: EXPERT_THINK_MS_MAX, default THINK_MS_MAX."""
-    text = environ.get("EXPERT_THINK_MS_MAX", "").strip()
-    if not text:
-        return THINK_MS_MAX
     low, high = THINK_MS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ThinkCapError(f"EXPERT_THINK_MS_MAX must be a whole number of milliseconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "EXPERT_THINK_MS_MAX", THINK_MS_MAX, low, high, "milliseconds", ThinkCapError)
 
 
 def bot_move_seconds(environ: Mapping[str, str] = os.environ) -> int:
     """A registered bot's time a move in a game without `turn_seconds`: BOT_MOVE_SECONDS, default 10."""
-    text = environ.get("BOT_MOVE_SECONDS", "").strip()
-    if not text:
-        return BOT_MOVE_SECONDS
-    low, high = BOT_MOVE_SECONDS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ValueError(f"BOT_MOVE_SECONDS must be a whole number of seconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "BOT_MOVE_SECONDS", BOT_MOVE_SECONDS, *BOT_MOVE_SECONDS_RANGE, unit="seconds")
 
 
 def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: int) -> int | None:

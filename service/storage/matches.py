@@ -20,10 +20,12 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
-# KEYS: meta. ARGV: results (JSON), finished_at (ms). Returns 1 if it finished now, 0 if it had before.
+# KEYS: meta. ARGV: results (JSON), finished_at (ms), deal_scores (JSON; optional). Returns 1 if it finished now,
+# 0 if it had before.
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'finished', 'results', ARGV[1], 'finished_at', ARGV[2])
+if ARGV[3] then redis.call('HSET', KEYS[1], 'deal_scores', ARGV[3]) end
 return 1
 """
 
@@ -69,26 +71,12 @@ class MatchStore:
         """Note a game of the match as `started` or `finished`."""
         store_call(self._redis.hset, keys.match_key(match_id, "games"), f"{deal}:{rotation}", state)
 
-    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
-        """The game is closed to all but its seats' own views until its deal is done."""
-        store_call(self._redis.hset, keys.MATCHES_EMBARGO_KEY, game_id, f"{match_id}:{deal}")
-
-    def lift(self, game_ids: Sequence[str]) -> None:
-        """These games' deal is done: they open to everyone."""
-        if game_ids:
-            store_call(self._redis.hdel, keys.MATCHES_EMBARGO_KEY, *game_ids)
-
-    def embargoed(self, game_id: str) -> tuple[str, int] | None:
-        """The match and deal of a game closed until its deal is done; None for a game that is open."""
-        found = store_call(self._redis.hget, keys.MATCHES_EMBARGO_KEY, game_id)
-        if found is None:
-            return None
-        match_id, _, deal = text(found).rpartition(":")
-        return match_id, int(deal)
-
-    def finish(self, match_id: str, results: Any, finished_ms: int) -> bool:
-        """Mark the match finished with its results, unless it was already; True if it finished now."""
+    def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
+        """Mark the match finished with its results (and its deal scores, for the ladder), unless it was already;
+        True if it finished now."""
         args = [json.dumps(results, separators=(",", ":")), finished_ms]
+        if deal_scores is not None:
+            args.append(json.dumps(deal_scores, separators=(",", ":")))
         return bool(store_call(self._finish, keys=[keys.match_key(match_id, "meta")], args=args))
 
     def index_finished(self, match_id: str, game: str, finished_ms: int) -> None:
@@ -114,6 +102,31 @@ class MatchStore:
         """The finished matches of `game`, in the order they finished (ties by id)."""
         found = store_call(self._redis.zrange, keys.matches_finished(game), 0, -1, withscores=True)
         return [text(member) for member, _ in sorted(found, key=lambda item: (float(item[1]), text(item[0])))]
+
+
+class MatchEmbargo:
+    """The games of a match whose deal is still being played (one hash, `matches:embargo`): closed to all but
+    their seats' own views (C-8)."""
+
+    def __init__(self, client: StoreClient) -> None:
+        self._redis = client
+
+    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
+        """The game is closed to all but its seats' own views until its deal is done."""
+        store_call(self._redis.hset, keys.MATCHES_EMBARGO_KEY, game_id, f"{match_id}:{deal}")
+
+    def lift(self, game_ids: Sequence[str]) -> None:
+        """These games' deal is done: they open to everyone."""
+        if game_ids:
+            store_call(self._redis.hdel, keys.MATCHES_EMBARGO_KEY, *game_ids)
+
+    def embargoed(self, game_id: str) -> tuple[str, int] | None:
+        """The match and deal of a game closed until its deal is done; None for a game that is open."""
+        found = store_call(self._redis.hget, keys.MATCHES_EMBARGO_KEY, game_id)
+        if found is None:
+            return None
+        match_id, _, deal = text(found).rpartition(":")
+        return match_id, int(deal)
 
 
 def _texts(fields: Mapping[str, Any]) -> dict[str, str]:

@@ -62,7 +62,9 @@ def test_a_bot_plays_a_game_to_its_end_from_its_turns_and_each_turn_holds_its_se
         if games_of(app).repository.load(game_id).snap.finished:
             break
         (turn,) = get_turns(client, token)
-        assert set(turn) == {"turn", "game_id", "game", "rules_version", "seat", "version", "deadline", "view", "legal"}
+        fields = {"turn", "game_id", "game", "rules_version", "seat", "version", "deadline", "view", "legal", "options"}
+        assert set(turn) == fields
+        assert turn["options"] == client.get(f"/v1/games/{game_id}/record").get_json()["options"]
         assert (turn["game_id"], turn["game"], turn["seat"]) == (game_id, "golf", 0)
         assert turn["turn"] == f"{game_id}:{turn['version']}"
         assert turn["view"] == client.get(f"/v1/games/{game_id}", headers=auth(token)).get_json()

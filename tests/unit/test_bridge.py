@@ -277,6 +277,21 @@ def test_the_house_policies_get_back_exactly_the_view_the_engine_gives_them(game
             fake_game.snap = engine.act(fake_game.snap, seat, rng.choice(expected["you"]["legal"]))[0]
 
 
+def test_a_level_plays_from_the_options_a_turn_brings_without_reading_the_record() -> None:
+    """The service's turns bring the game's options: a match's game, whose record is closed while its deal is
+    played (C-8), is played all the same."""
+    with FakeService(turn_options=True) as fake:
+        game_id = fake.add_game("switch", 4, {"match_rank": False, "target": 50})
+
+        def closed(game_id: str) -> dict[str, Any]:
+            raise LookupError("deal_in_play")
+
+        with bridge_on(fake, lambda: LevelPlayer("greedy", TOKEN, closed)) as bridge:
+            fake.wait_until(lambda: fake.finished(game_id), timeout=60)
+    assert not [r for r in fake.requests if r.path.endswith("/record")]
+    assert bridge.stats.left == 0 and bridge.stats.played == len(fake.games[game_id].played) > 0
+
+
 def test_a_level_plays_switch_from_the_view_and_the_options_of_the_games_record() -> None:
     """Switch's greedy reads the `match_rank` option, which the view does not carry: the record's is used,
     fetched once for the game."""

@@ -32,6 +32,7 @@ class Turn:
     view: dict[str, Any]
     legal: list[dict[str, Any]]
     due_at: float
+    options: dict[str, Any] | None = None  # the game's options, when the turn brings them
 
     def remaining(self, now: float | None = None) -> float:
         """Seconds left before the deadline (negative once past)."""
@@ -69,6 +70,7 @@ def parse_turn(raw: Any, received_at: float, server_date: datetime | None) -> Tu
         view=raw["view"],
         legal=legal,
         due_at=received_at + seconds_left(raw["deadline"], server_date),
+        options=raw["options"] if isinstance(raw.get("options"), dict) else None,
     )
 
 
