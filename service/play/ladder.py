@@ -1,4 +1,4 @@
-"""The ladder of each game (shared/API.md "The ladder"): its finished matches rated by domain/ladder.py, in the
+"""The ladder of each game (shared/API.md "The ladder"): its finished matches rated by service/play/ratings.py, in the
 order they finished (`matches:finished:<game>`).
 
 The served ladder reads each finished match's header: its entrants, its `results` (the hands each played) and
@@ -25,10 +25,10 @@ from typing import Any
 from domain import engine
 from domain.chain import canonical_json
 from domain.duplicate_deals import DealGame, hands_of, results
-from domain.ladder import RatedMatch, Standing, entries, rate
 from service.play.errors import LadderNotFound, MatchNotFound
 from service.play.matches import Matches, label_of, scores_by_deal
 from service.play.ports import MatchBook
+from service.play.ratings import RatedMatch, Standing, entries, rate
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
-"""The ladder's ratings (domain/ladder.py): each deal of a finished match one Plackett-Luce contest, entrants ranked
-by deal score (C-8: the better score first, equal scores tie), in the order the matches finished."""
+"""The ladder's ratings (service/play/ratings.py): each deal of a finished match one Plackett-Luce contest,
+entrants ranked by deal score (C-8: the better score first, equal scores tie), in the order the matches finished."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openskill.models import PlackettLuce
 
-from domain.ladder import MODEL, ROUND_DIGITS, RatedMatch, entries, ladder, rate
+from service.play.ratings import MODEL, ROUND_DIGITS, RatedMatch, entries, ladder, rate
 from workers import ladder as ladder_cli
 
 BOTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "bots.md"

@@ -1,8 +1,12 @@
-// The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN) and the new-game form.
+// The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN, #/matches, #/match/ID,
+// #/ladder/GAME, #/bot/NAME) and the new-game form.
 import { api, ApiError, catalog, heldGames, holdGame, registeredBots } from './api.js';
 import { h, replace } from './dom.js';
 import { helpEl, ruleAnchor, winsLine } from './help.js';
 import { language, LANGUAGES, setLanguage, t } from './i18n.js';
+import { BotPage, LadderPage } from './ladder.js';
+import { MatchesPage, MatchPage } from './matches.js';
+import { optionInput, readOptions } from './options.js';
 import { fullTitle, PlayPage, title } from './play.js';
 import { openForm, ReplayPage, replayIndex } from './replay.js';
 
@@ -23,6 +27,10 @@ function route() {
   if (page === 'play' && id) current = new PlayPage(root, id);
   else if (page === 'replay' && id) current = new ReplayPage(root, id, rest[0] ? Number(rest[0]) : null);
   else if (page === 'replay') return replayIndex(root);
+  else if (page === 'matches') current = new MatchesPage(root);
+  else if (page === 'match' && id) current = new MatchPage(root, id);
+  else if (page === 'ladder') current = new LadderPage(root, id);
+  else if (page === 'bot' && id) current = new BotPage(root, id);
   else return home();
   current.start();
   return undefined;
@@ -32,53 +40,6 @@ function route() {
 
 const DEFAULT_PLAYERS = 4;
 const FIRST_GAME = 'golf';
-
-/** An option's hint in the page's language, its rule ids "(G-4)" as links to the rule in "How to play". */
-function hintEl(game, option, id) {
-  const key = `option.${game}.${option.name}`;
-  const text = t(key).startsWith('⟦') ? option.description : t(key);
-  const rules = [...new Set(option.description.match(/\b[A-Z]-\d+\b/g) ?? [])];
-  const plain = text.replace(/\s*\((?:[A-Z]-\d+(?:,\s*)?)+\)/g, '');
-  return h('small', { id: `${id}-hint` }, plain, rules.length ? [' (', rules.map((rule, i) => [i ? ', ' : '',
-    h('a', { href: `#${ruleAnchor(rule)}`, 'data-rule': rule }, rule)]), ')'] : null);
-}
-
-function optionInput(game, option) {
-  const id = `opt-${option.name}`;
-  const hint = hintEl(game, option, id);
-  let input;
-  if (option.choices) {
-    input = h('select', { id, name: option.name }, option.choices.map((c) => h('option', { value: c, selected: c === option.default }, c)));
-  } else if (typeof option.default === 'boolean') {
-    input = h('input', { id, name: option.name, type: 'checkbox', checked: option.default });
-  } else if (Array.isArray(option.default)) {
-    input = h('input', { id, name: option.name, type: 'text', value: option.default.join(', '), 'data-list': 'true' });
-  } else {
-    input = h('input', {
-      id, name: option.name, type: 'number', min: option.minimum, max: option.maximum, inputmode: 'numeric',
-      value: option.default ?? '', placeholder: option.default === null ? 'automatic' : null,
-    });
-  }
-  input.setAttribute('aria-describedby', `${id}-hint`);
-  const label = t(`optionName.${option.name}`).startsWith('⟦') ? option.name.replace(/_/g, ' ') : t(`optionName.${option.name}`);
-  return h('div', { class: `field${input.type === 'checkbox' ? ' check' : ''}` }, h('label', { for: id }, label), input, hint);
-}
-
-/** The options that differ from their defaults. */
-function readOptions(form, game) {
-  const options = {};
-  for (const option of game.options) {
-    const input = form.querySelector(`#opt-${option.name}`);
-    let value;
-    if (input.type === 'checkbox') value = input.checked;
-    else if (input.dataset.list) value = input.value.split(/[\s,]+/).filter(Boolean).map(Number);
-    else if (input.type === 'number') value = input.value === '' ? null : Number(input.value);
-    else value = input.value;
-    if (value === null || JSON.stringify(value) === JSON.stringify(option.default)) continue;
-    options[option.name] = value;
-  }
-  return options;
-}
 
 /** The name a seat gets when none is typed: the form's row label, so the game says what the form said;
  * a registered bot's seat is named after the bot, as the service names it. */
@@ -263,9 +224,11 @@ function header() {
   document.querySelector('.brand').textContent = t('app.title');
   const nav = document.querySelector('.top nav');
   nav.setAttribute('aria-label', t('nav.main'));
-  const [newGame, replays] = nav.querySelectorAll('a');
+  const [newGame, replays, matches, ladder] = nav.querySelectorAll('a');
   newGame.textContent = t('nav.newGame');
   replays.textContent = t('nav.replays');
+  matches.textContent = t('nav.matches');
+  ladder.textContent = t('nav.ladder');
   let select = document.getElementById('language');
   if (!select) {
     select = h('select', { id: 'language' }, Object.entries(LANGUAGES).map(([code, name]) => h('option', { value: code, lang: code }, name)));
