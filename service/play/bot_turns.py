@@ -8,8 +8,8 @@ that crashed and came back gets its turns again). Each turn is built from the ga
 out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions, its
 deadline (its turn timeout's) and the game's options (some policies read them; a match's game shows no record
 while its deal is played, C-8). A turn whose game moved on, ended or is gone is dropped from the queue
-instead; one whose game has not reached it yet (an intent whose append did not happen) waits until its
-deadline, then is dropped.
+instead; one whose game has not reached it yet (put there just before its append, which has not landed, or
+never will) is not leased, so it is handed out the moment the append lands, and is dropped at its deadline.
 """
 
 from __future__ import annotations
@@ -81,15 +81,18 @@ class BotTurns:
         self._note_seen(name)
         now = self.now_ms()
         leased, next_free = self.queues.lease(name, now, now + self.lease_seconds * 1000, limit, every)
-        turns, moot = [], []
+        turns, moot, pending = [], [], []
         for turn, deadline_ms in leased:
             built = self._build(name, turn, deadline_ms, now)
             if built is None:
                 moot.append(turn)
             elif built:
                 turns.append(built)
+            else:
+                pending.append(turn)
         self.queues.withdraw(name, moot)
-        return turns, next_free
+        self.queues.release(name, pending, now)  # not handed out: free the moment its append lands, which wakes
+        return turns, next_free  # the waiters (a pending turn is not waited for: no spinning until it lands)
 
     def _build(self, name: str, turn: str, deadline_ms: int, now: int) -> dict[str, Any] | None:
         """The turn as handed out; None when it is moot; {} when its game has not reached it yet."""

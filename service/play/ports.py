@@ -184,6 +184,9 @@ class BotTurnBook(Protocol):
         """At most `limit` turns free at `now_ms` (`every`: leased ones too) with their deadlines, leased until
         `until_ms`; and when the first turn left is free (None: none is left)."""
 
+    def release(self, name: str, turns: Sequence[str], now_ms: int) -> None:
+        """Make `turns` free again at `now_ms`, leased as they are."""
+
     def withdraw(self, name: str, turns: Sequence[str]) -> None:
         """Take `turns` out of the bot's queue."""
 

@@ -5,6 +5,7 @@ turns as Server-Sent Events; the profile counts the bot's games, timeouts and wh
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import threading
@@ -298,3 +299,22 @@ def test_a_bot_token_gets_a_stream_ticket_for_its_seat_and_its_views_on_the_stre
     finally:
         stream.close()
     assert first.startswith("event: view\n") and '"seat":1' in first.split('"you":', 1)[1][:40]
+
+
+def test_a_turn_found_before_its_append_lands_is_handed_out_as_soon_as_it_has(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn is put in the queue just before the append that makes it due: a long-poll that looks in between
+    finds the game a version behind. It must not keep the turn leased for BOT_TURN_LEASE_SECONDS: once the
+    append has landed, the turn is handed out at once."""
+    token = registered(client)["token"]
+    game = create_golf(client, [BOT, {"kind": "bot"}], options=ONE_ROUND)
+    dispatcher.drain()
+    turns = turns_of(app)
+    real_load = turns.repository.load
+    now = real_load(game["id"])
+    behind = dataclasses.replace(now, snap=dataclasses.replace(now.snap, version=now.version - 1))
+    monkeypatch.setattr(turns.repository, "load", lambda game_id: behind)  # the read races the append
+    assert get_turns(client, token) == []
+    monkeypatch.setattr(turns.repository, "load", real_load)  # the append has landed
+    assert [turn["version"] for turn in get_turns(client, token)] == [now.version]
