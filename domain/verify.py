@@ -32,6 +32,7 @@ RECORD_FORMAT = "cardtable-record/2"
 FIRST_RECORD_FORMAT = "cardtable-record/1"
 """Records made before the nonce and versioned rules: still verified, with rules version 1."""
 RECORD_FORMATS = (FIRST_RECORD_FORMAT, RECORD_FORMAT)
+MATCH_FORMAT = "cardtable-match/1"  # a match's record (domain/verify_match.py)
 Record = Mapping[str, Any]
 
 
@@ -346,7 +347,7 @@ def read_record(path: str) -> Any:
     return json.loads(data.decode("utf-8"))
 
 
-USAGE = "python -m domain.verify RECORD.json (or RECORD.json.gz)"
+USAGE = "python -m domain.verify RECORD.json (or RECORD.json.gz; a game's record or a match's)"
 EXIT_CODES = (
     "Checks a game record on its own and prints the verdict. "
     "Exit codes: 0 PASS, 1 FAIL or INCOMPLETE, 2 no record (unreadable, not a record, or bad arguments)."
@@ -366,6 +367,8 @@ def main(argv: Sequence[str]) -> int:
     except (OSError, EOFError, ValueError) as error:
         print(f"cannot read the record: {error}", file=sys.stderr)
         return 2
+    if isinstance(record, dict) and record.get("format") == MATCH_FORMAT:
+        return _main_match(record)
     if not isinstance(record, dict) or record.get("format") not in RECORD_FORMATS:
         found = record.get("format") if isinstance(record, dict) else type(record).__name__
         print(f"not a {' or '.join(RECORD_FORMATS)} record (found {found!r})", file=sys.stderr)
@@ -378,6 +381,16 @@ def main(argv: Sequence[str]) -> int:
         print("FAIL" + (f" at event {verdict.first_bad_seq}" if verdict.first_bad_seq else ""))
     else:
         print("INCOMPLETE")
+    return 0 if verdict.ok else 1
+
+
+def _main_match(record: dict[str, Any]) -> int:
+    """A match record's verdict (domain/verify_match.py): PASS and 0, or FAIL naming the first misfit and 1."""
+    from domain.verify_match import verify_match  # it imports this module: imported where it is needed
+
+    verdict = verify_match(record)
+    print(json.dumps(verdict.as_dict(), indent=2))
+    print("PASS" if verdict.ok else f"FAIL: {verdict.detail}")
     return 0 if verdict.ok else 1
 
 

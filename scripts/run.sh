@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for every bot queue, one more
 # for the random and greedy bots only, the API on PORT and the stream tier (the watchers' own gunicorn:
-# STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default 1; at STREAM_PRIORITY, default idle) under
-# supervisord (scripts/supervisord.conf), which starts again any child that dies; Ctrl-C or SIGTERM
-# stops them all.
+# STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default half the cores rounded up; at
+# STREAM_PRIORITY, default idle) under supervisord (scripts/supervisord.conf), which starts again any child
+# that dies; Ctrl-C or SIGTERM stops them all.
 # REDIS_URL may name a Redis Cluster (redis+cluster://host:port); the bot queue then needs
 # QUEUE_REDIS_URL, a plain Redis (see docs/operations.md, "Running on Redis Cluster").
 # VAR_DIR (default var/) holds Redis's data (redis/), the metrics files (metrics/) and supervisord's
@@ -19,7 +19,9 @@ export PORT="${PORT:-8000}"
 export HOST="${HOST:-127.0.0.1}"
 export WORKERS="${WORKERS:-1}"
 export STREAM_PORT="${STREAM_PORT:-$((PORT + 1))}"
-export STREAM_WORKERS="${STREAM_WORKERS:-1}"
+# The stream tier (watchers, bots waiting for turns) follows the machine: half its cores, rounded up.
+CORES="$(nproc 2> /dev/null || getconf _NPROCESSORS_ONLN 2> /dev/null || echo 1)"
+export STREAM_WORKERS="${STREAM_WORKERS:-$(((CORES + 1) / 2))}"
 STREAM_PRIORITY="${STREAM_PRIORITY:-idle}"
 VAR_DIR="${VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
@@ -118,7 +120,7 @@ done
 if kill -0 "$supervisor" 2>/dev/null; then
   echo
   echo "Card table is up: point your client at http://$HOST:$PORT"
-  echo "  the stream tier (its own processes for GET .../stream and .../events?wait=) listens at http://$HOST:$STREAM_PORT"
+  echo "  the stream tier (its own processes for GET .../stream, .../events?wait= and the bots' /v1/bots/me/turns) listens at http://$HOST:$STREAM_PORT"
   echo "  (route watchers there with a proxy: docs/operations.md, \"The stream tier\"; the API answers them too)"
   echo "  try: curl http://$HOST:$PORT/v1/catalog"
   echo "  or open http://$HOST:$PORT/ in a browser to play and replay games"

@@ -18,6 +18,8 @@ from service.api import catalog_routes as catalog
 from service.api import game_routes as games_api
 from service.api import health_routes as health
 from service.api import history_routes as history_api
+from service.api import ladder_routes as ladder_api
+from service.api import match_routes as matches_api
 from service.api import rate_limits as ratelimit
 from service.api import request_log
 from service.api import spec_plugin as contract
@@ -102,6 +104,8 @@ def create_app(
     app.extensions["tickets"] = services.tickets
     app.extensions["bots"] = services.bots
     app.extensions["bot_turns"] = services.bot_turns
+    app.extensions["matches"] = services.matches
+    app.extensions["ladders"] = services.ladders
     app.extensions["bot_waiters"] = BotWaiters(services.storage.bot_turns)
     app.extensions["store_ping"] = services.store.ping
     app.extensions["watchers"] = Watchers(
@@ -124,7 +128,17 @@ def create_app(
     api.spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("botToken", {"type": "http", "scheme": "bearer"})
     api.spec.components.security_scheme("registrationToken", {"type": "http", "scheme": "bearer"})
-    for blueprint in (catalog.blp, games_api.blp, history_api.blp, live.blp, health.blp, bots_api.blp):
+    blueprints = (
+        catalog.blp,
+        games_api.blp,
+        history_api.blp,
+        live.blp,
+        health.blp,
+        bots_api.blp,
+        matches_api.blp,
+        ladder_api.blp,
+    )
+    for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the page at `/`, outside the API and its OpenAPI document
     app.register_blueprint(apidocs.blp)  # the document itself and its reference page `/docs`

@@ -10,12 +10,16 @@ from typing import Any, TypedDict
 import redis
 
 from domain.options import EventLimits
+from service.play import plugin_levels
 from service.play.bot_turns import BotTurns, lease_seconds_from_env
 from service.play.bots import Bots, bots_max_from_env
 from service.play.event_limits import event_limits_from_env
 from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService, utc_now
+from service.play.ladder import Ladders
+from service.play.matches import Matches
+from service.play.matches import settings_from_env as match_settings_from_env
 from service.play.ports import Clock, TurnDispatcher
 from service.play.seats import bot_move_seconds, think_ms_max_from_env
 from service.play.stream_tickets import StreamTickets
@@ -42,6 +46,8 @@ class Services:
     repository: GameRepository  # the games as the read routes and the sweep load them
     bots: Bots  # registered bots: registration, profiles, their tokens
     bot_turns: BotTurns  # registered bots' due turns, handed out with leases
+    matches: Matches  # matches on duplicate deals
+    ladders: Ladders  # each game's ladder, from its finished matches
 
     @property
     def index(self) -> GameIndex:
@@ -82,7 +88,9 @@ def build_services(
     queue alike (tests, tools). Without a dispatcher, bot turns go to the RQ queue, which needs one
     plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes; PACKED_CACHE_BYTES (setting or
     environment, default 32 MiB) bounds the packed games each process keeps unpacked; FOLLOWED_GAMES_MAX
-    (default 1,000) the blocking client's connections (service/api/followers.py)."""
+    (default 1,000) the blocking client's connections (service/api/followers.py). The house levels of the
+    installed plug-ins are found here, as the process starts (service/play/plugin_levels.py)."""
+    plugin_levels.install()
     queue_client: StoreClient
     if redis_client is None:
         store_client, blocking_client, queue_client = redis_clients(
@@ -99,10 +107,26 @@ def build_services(
         dispatcher = RQDispatcher(queue_client, store_client)
     games = game_service(storage, dispatcher)
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
-    tickets = StreamTickets(games.repository, storage.tickets)
+    tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots
     bot_turns = BotTurns(storage.bot_turns, storage.bots, games.repository, lease_seconds_from_env())
-    return Services(store_client, storage, dispatcher, games, history, tickets, games.repository, games.bots, bot_turns)
+    matches = Matches(storage.matches, games, history, storage.embargo, match_settings_from_env())
+    games.when_ended.append(matches.game_ended)
+    history.embargo = matches.check_open
+    ladders = Ladders(storage.matches, matches)
+    return Services(
+        store_client,
+        storage,
+        dispatcher,
+        games,
+        history,
+        tickets,
+        games.repository,
+        games.bots,
+        bot_turns,
+        matches,
+        ladders,
+    )
 
 
 def game_service(

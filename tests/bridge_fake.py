@@ -73,8 +73,10 @@ class Request:
 class FakeService:
     """See the module's docstring. `with FakeService() as fake:` serves at `fake.url`."""
 
-    def __init__(self, lease: float = 5.0, turn_seconds: float = 10.0) -> None:
+    def __init__(self, lease: float = 5.0, turn_seconds: float = 10.0, turn_options: bool = False) -> None:
+        """`turn_options`: each turn brings the game's options, as the service's do."""
         self.lease = lease
+        self.turn_options = turn_options
         self.turn_seconds = turn_seconds
         self.games: dict[str, FakeGame] = {}
         self.requests: list[Request] = []
@@ -185,6 +187,7 @@ class FakeService:
             "deadline": deadline.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "view": view,
             "legal": view["you"]["legal"],
+            **({"options": dict(fake.snap.config.options)} if self.turn_options else {}),
         }
 
     # ------------------------------------------------------------------ the endpoints

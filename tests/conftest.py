@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -10,6 +12,7 @@ import flask
 import pytest
 from flask.testing import FlaskClient
 
+from domain import bots
 from service.app import create_app
 from service.play.due_turns import play_bot_turns, play_turn_timeout
 from service.play.game_service import GameService
@@ -54,6 +57,22 @@ class RecordingDispatcher(NoDispatcher):
             game_id, version = self.jobs.pop(0)
             outcomes.append(play_bot_turns(self.service, game_id, version))
         return outcomes
+
+
+BOT_PLUGINS = Path(__file__).resolve().parent / "plugins"
+"""A bot plug-in package of the tests' own, with its dist-info: installed for whoever has it on sys.path."""
+
+
+@pytest.fixture
+def bot_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The tests' bot plug-ins (tests/plugins) installed, as a package is: where importlib.metadata finds their
+    entry points, for an app or services built after this; the plug-in levels of before, after the test."""
+    before = bots.plugin_levels()
+    monkeypatch.syspath_prepend(str(BOT_PLUGINS))
+    yield BOT_PLUGINS
+    bots.use_plugin_levels(before)
+    for name in [name for name in sys.modules if name.split(".")[0] == "cardtable_test_bots"]:
+        del sys.modules[name]
 
 
 @pytest.fixture

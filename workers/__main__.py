@@ -153,7 +153,7 @@ def main() -> None:
         raise SystemExit(f"workers: {error}") from error
     queues = [BotQueue(name, connection=connection, serializer=JSONSerializer) for name in names]
     reconciler = Reconciler(dispatcher(), functools.partial(waiting_for, game_service()))
-    keeper = Keeper(dispatcher().connection, reconciler, lifecycle=lifecycle)
+    keeper = Keeper(dispatcher().connection, reconciler, lifecycle=lifecycle, matches=services().matches)
     failures = 0
     last: BotWorker | None = None
     try:

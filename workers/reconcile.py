@@ -40,6 +40,7 @@ from rq.serializers import JSONSerializer
 from service.ops import metrics
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
+from service.play.matches import Matches
 from service.play.seats import controller_of
 from service.storage.turn_queue import BOT_QUEUE, RQDispatcher, bot_job_id, timeout_job_id
 from service.upkeep.lifecycle import Lifecycle, SweepOutcome
@@ -264,9 +265,12 @@ class Keeper:
         beat_seconds: float = BEAT_SECONDS,
         reconcile_seconds: float = RECONCILE_SECONDS,
         lifecycle: Lifecycle | None = None,
+        matches: Matches | None = None,
     ) -> None:
+        """`matches`: advanced on each reconciler pass (a match never stalls on a lost step)."""
         self.connection = connection
         self.reconciler = reconciler
+        self.matches = matches
         self.beat_seconds = beat_seconds
         self.reconcile_seconds = reconcile_seconds
         self.lifecycle = lifecycle
@@ -300,7 +304,10 @@ class Keeper:
         claimed = self.connection.set(PASS_KEY, self.worker_name or "-", nx=True, px=int(self.reconcile_seconds * 1000))
         if not claimed:
             return None
-        return self.reconciler.run_once()
+        repaired = self.reconciler.run_once()
+        if self.matches is not None:
+            self.matches.advance_running()
+        return repaired
 
     def sweep(self) -> SweepOutcome | None:
         """One lifecycle sweep, unless another worker ran one within its interval (then None)."""

@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress
 
+from domain.duplicate_deals import games_needed_ratio, games_needed_ratio_at_one_table, mean_interval, sample_variance
+
 
 @dataclasses.dataclass
 class PlayerStats:
@@ -45,18 +47,6 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     centre = (p + z * z / (2 * trials)) / denominator
     margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return max(0.0, centre - margin), min(1.0, centre + margin)
-
-
-def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, tuple[float, float] | None]:
-    """The mean and its 95% interval, mean ± z · s / √n with the sample standard deviation s (normal
-    approximation); no interval from fewer than two values."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, None
-    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
-    margin = z * math.sqrt(variance / n)
-    return mean, (mean - margin, mean + margin)
 
 
 def progress_bar(shown: bool) -> Progress:
@@ -113,11 +103,15 @@ def duplicate_tally(
     """The summary of a duplicate run: deal d played in games d·n ... d·n + n - 1, one per rotation
     `seated(levels, r)`. Adds, per player, the mean points per hand, the hand win rate (the best
     points of a hand win it; equal best share) and the paired difference of the mean points per hand
-    to each other player, deal by deal, with 95% intervals."""
+    to each other player, deal by deal, with 95% intervals; the standard deviations over the deals of each
+    player's deal score and of each paired difference, and how many games the paired comparison needs as a
+    share of what independent deals need: each player's deal scores taken as independent
+    (`games_needed_ratio`), or a new deal every game with both players at its table (`..._at_one_table`)."""
     n = len(levels)
     deals = len(outcomes) // n
     assert deals * n == len(outcomes), "a duplicate run plays every deal once per rotation"
     per_deal = [[_deal_points(outcomes[d * n : d * n + n], p, n) for d in range(deals)] for p in range(n)]
+    per_game = [_game_points(outcomes, p, n) for p in range(n)]
     hand_wins = [0] * n
     hands = 0
     for i, outcome in enumerate(outcomes):
@@ -134,10 +128,11 @@ def duplicate_tally(
         low, high = wilson_interval(hand_wins[p], hands)
         seat.update(
             mean_points_per_hand=sum(_points_of(outcomes, p, n)) / hands,
+            deal_score_sd=_sd(per_deal[p]),
             hand_wins=hand_wins[p],
             hand_win_rate=hand_wins[p] / hands,
             hand_ci95=[low, high],
-            paired_diff_ci95=[_paired(per_deal, p, q, levels[q]) for q in range(n) if q != p],
+            paired_diff_ci95=[_paired(per_deal, per_game, p, q, levels[q]) for q in range(n) if q != p],
         )
     return summary
 
@@ -153,6 +148,30 @@ def _deal_points(group: Sequence[GameOutcome], player: int, n: int) -> float:
     return sum(points) / len(points)
 
 
-def _paired(per_deal: list[list[float]], p: int, q: int, level: str) -> dict[str, Any]:
-    mean, interval = mean_interval([a - b for a, b in zip(per_deal[p], per_deal[q], strict=True)])
-    return {"seat": q, "level": level, "mean": mean, "ci95": list(interval) if interval else None}
+def _game_points(outcomes: Sequence[GameOutcome], player: int, n: int) -> list[float]:
+    """A player's mean points per hand in each game (game i seated as `seated(levels, i)`)."""
+    return [sum(points[(player + i) % n] for points in game.hands) / len(game.hands) for i, game in enumerate(outcomes)]
+
+
+def _paired(per_deal: list[list[float]], per_game: list[list[float]], p: int, q: int, level: str) -> dict[str, Any]:
+    differences = [a - b for a, b in zip(per_deal[p], per_deal[q], strict=True)]
+    game_differences = [a - b for a, b in zip(per_game[p], per_game[q], strict=True)]
+    mean, interval = mean_interval(differences)
+    return {
+        "seat": q,
+        "level": level,
+        "mean": mean,
+        "ci95": list(interval) if interval else None,
+        "sd": _sd(differences),
+        "games_needed_ratio": games_needed_ratio(per_deal[p], per_deal[q]),
+        "game_sd": _sd(game_differences),
+        "games_needed_ratio_at_one_table": games_needed_ratio_at_one_table(
+            differences, game_differences, len(per_game[p]) // len(per_deal[p])
+        ),
+    }
+
+
+def _sd(values: Sequence[float]) -> float | None:
+    """The sample standard deviation; None for fewer than two values."""
+    variance = sample_variance(values)
+    return None if variance is None else math.sqrt(variance)

@@ -22,6 +22,8 @@ from service.play.bots import Bots
 from service.play.errors import token_needed
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService
+from service.play.ladder import Ladders
+from service.play.matches import Matches
 from service.play.stream_tickets import StreamTickets
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -214,6 +216,18 @@ def bots() -> Bots:
 def bot_turns() -> BotTurns:
     """The app's registered bots' due turns."""
     found: BotTurns = _extension("bot_turns")
+    return found
+
+
+def matches() -> Matches:
+    """The app's matches on duplicate deals."""
+    found: Matches = _extension("matches")
+    return found
+
+
+def ladders() -> Ladders:
+    """The app's ladders, one per game."""
+    found: Ladders = _extension("ladders")
     return found
 
 

@@ -30,6 +30,7 @@ from service.api.blueprint import (
     bot_turns,
     bot_waiters,
     bots,
+    ladders,
     required_bearer_token,
     watchers,
 )
@@ -69,6 +70,13 @@ class RegisterBotSchema(ma.Schema):
     description = ma.fields.String(validate=validate.Length(max=DESCRIPTION_MAX))
 
 
+class BotRatingSchema(ma.Schema):
+    mu = ma.fields.Float(required=True)
+    sigma = ma.fields.Float(required=True)
+    ordinal = ma.fields.Float(required=True)
+    rank = ma.fields.Integer(required=True, metadata={"description": "its place in the ladder, from 1"})
+
+
 class BotSchema(ma.Schema):
     name = ma.fields.String(required=True)
     games = ma.fields.List(ma.fields.String(), required=True)
@@ -79,6 +87,12 @@ class BotSchema(ma.Schema):
     played = ma.fields.Integer(required=True, metadata={"description": "games it finished"})
     timeouts = ma.fields.Integer(
         required=True, metadata={"description": "moves the service made for it when a turn's deadline passed"}
+    )
+    ratings = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Nested(BotRatingSchema),
+        required=True,
+        metadata={"description": "by game: its rating in that game's ladder (GET /v1/ladder/{game}), if rated"},
     )
 
 
@@ -139,6 +153,9 @@ class TurnSchema(ma.Schema):
     )
     view = ma.fields.Nested(GameViewSchema, required=True, metadata={"description": "as GET /v1/games/{id} gives it"})
     legal = ma.fields.List(ma.fields.Dict(), required=True, metadata={"description": "the actions the seat may send"})
+    options = ma.fields.Dict(
+        required=True, metadata={"description": "the game's options, as its record states them (all of them)"}
+    )
 
 
 class TurnsSchema(ma.Schema):
@@ -205,7 +222,7 @@ def register_bot(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, s
     """Register a bot; the answer holds its token, shown this once."""
     _admit_registration()
     limit_bot_registration()
-    created = bots().register(body["name"], body["games"], body.get("description"))
+    created = {**bots().register(body["name"], body["games"], body.get("description")), "ratings": {}}
     return created, 201, {"Location": f"/v1/bots/{created['name']}"}
 
 
@@ -222,7 +239,7 @@ def list_bots(query: dict[str, Any]) -> dict[str, Any]:
     limit = query["limit"]
     found, after = bots().page(query.get("after"), limit, game)
     following = f"/v1/bots?after={after}&limit={limit}" + (f"&game={game}" if game else "")
-    return {"bots": found, "next": None if after is None else following}
+    return {"bots": [_rated(profile) for profile in found], "next": None if after is None else following}
 
 
 @blp.route("/<name>")
@@ -230,8 +247,13 @@ def list_bots(query: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, BotSchema)
 @blp.problems(s404="no such bot (`bot_not_found`)", s429=READS_LIMITED)
 def get_bot(name: str) -> dict[str, Any]:
-    """A bot's public profile."""
-    return bots().profile(name)
+    """A bot's public profile, with its ladder ratings."""
+    return _rated(bots().profile(name))
+
+
+def _rated(profile: dict[str, Any]) -> dict[str, Any]:
+    """The profile with the bot's rating in each of its games' ladders where it has one."""
+    return {**profile, "ratings": ladders().ratings_of(f"bot:{profile['name']}", profile["games"])}
 
 
 @blp.route("/<name>/token", methods=["POST"])

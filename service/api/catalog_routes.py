@@ -7,7 +7,7 @@ from typing import Any
 import marshmallow as ma
 
 from domain import engine
-from domain.bots import LEVELS
+from domain.bots import levels_for
 from service.api.action_event_schemas import OPTION_VALUE
 from service.api.blueprint import Blueprint, games
 from service.api.rate_limits import unlimited
@@ -38,7 +38,11 @@ class CatalogGameSchema(ma.Schema):
     players = ma.fields.Nested(PlayerRangeSchema, required=True)
     options = ma.fields.List(ma.fields.Nested(OptionSchema), required=True)
     actions = ma.fields.List(ma.fields.String(), required=True)
-    bot_levels = ma.fields.List(ma.fields.String(), required=True)
+    bot_levels = ma.fields.List(
+        ma.fields.String(),
+        required=True,
+        metadata={"description": "the house bot levels that play the game: the built-in ones, then the plug-ins'"},
+    )
 
 
 class CatalogSchema(ma.Schema):
@@ -51,6 +55,6 @@ class CatalogSchema(ma.Schema):
 @blp.response(200, CatalogSchema)
 def catalog() -> dict[str, Any]:
     """The games: id, name, player range, options with defaults and ranges (`max_events`: the
-    operator's), action types."""
+    operator's), action types, bot levels (a plug-in's for the games it plays)."""
     limits = games().event_limits
-    return {"games": [dict(game.describe(limits), bot_levels=list(LEVELS)) for game in engine.all_games()]}
+    return {"games": [dict(game.describe(limits), bot_levels=list(levels_for(game.id))) for game in engine.all_games()]}

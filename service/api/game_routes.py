@@ -12,7 +12,6 @@ import marshmallow as ma
 from marshmallow import validate
 
 from domain import engine
-from domain.bots import LEVELS
 from domain.bots.expert import THINK_MS_RANGE, default_budget
 from domain.options import CARD, CARD_LIST, INT, INT_LIST, OBJECT, TEXT, FieldSpec
 from service.api import action_event_schemas as typed_schemas
@@ -24,6 +23,7 @@ from service.api.blueprint import (
     bots,
     checked_id,
     games,
+    matches,
     repository,
     watchers,
 )
@@ -31,11 +31,13 @@ from service.api.followers import FOLLOWERS_FULL
 from service.api.problems import ApiError
 from service.api.rate_limits import READS_LIMITED, client_address_of, expert_games, limit_game_creation
 from service.api.shared_schemas import (
+    DEAL_IN_PLAY,
     MAX_SEQ,
     SEAT_KINDS,
     SEED_SOURCES,
     GameViewSchema,
     SeatCreatedSchema,
+    bot_level,
 )
 from service.api.spec_plugin import ETAG, LOCATION, Enum, OneOf
 from service.ops import metrics
@@ -65,7 +67,7 @@ def _default_think_ms() -> str:
 class SeatRequestSchema(ma.Schema):
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(validate=validate.Length(1, 40))
-    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only; default greedy"})
+    level = bot_level("house bots only; default greedy")
     bot = ma.fields.String(
         validate=validate.Length(1, 32),
         metadata={
@@ -252,7 +254,7 @@ CREATE_EXAMPLE = {
 @blp.problems(
     s400="malformed request, unknown game or card, bad option",
     s422="the rules refuse this setup (player count); a seat's bot is unknown, not registered for the game or in"
-    " two seats (`invalid_bot_seat`)",
+    " two seats, or its level does not play the game (`invalid_bot_seat`)",
     s429="this client created too many games this minute, or has its most running games with an expert seat "
     "(`rate_limited`); `Retry-After` says when to retry",
 )
@@ -289,6 +291,7 @@ def _running(game_id: str) -> bool:
 @blp.problems(
     s429=READS_LIMITED,
     s401="a token that is not this game's",
+    s403="no seat's token, and " + DEAL_IN_PLAY,
     s404="no such game",
 )
 def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
@@ -297,6 +300,8 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     loaded = repository().load(checked_id(game_id))
     token = bearer_token()
     seat = bots().seat_for_token(loaded.seats, loaded.token_digests, token) if token else None
+    if seat is None:
+        matches().check_open(loaded.id)  # a match's game shows only its seats' own views while its deal is played
     return render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
 
 
@@ -346,6 +351,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.problems(
     s429=f"{READS_LIMITED}; or a long-poll past the client's most open streams and long-polls",
     s400="bad query",
+    s403=DEAL_IN_PLAY,
     s404="no such game",
     s503=f"the event store cannot be reached; or a long-poll past {FOLLOWERS_FULL}",
 )
@@ -353,6 +359,7 @@ def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Re
     """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
     repository().require_game(game_id)
+    matches().check_open(game_id)
     after, limit = query["after"], query["limit"]
     if not query["wait"]:
         return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))

@@ -21,12 +21,15 @@ from service.api.blueprint import (
 from service.api.problems import problem_of_data
 from service.api.rate_limits import READS_LIMITED
 from service.api.shared_schemas import (
+    DEAL_IN_PLAY,
+    MATCH_PLACE,
     MAX_SEQ,
     SEED_SOURCES,
     STATUSES,
     ByGame,
     GameTyped,
     GameViewFrameSchema,
+    MatchPlaceSchema,
     SeatCreatedSchema,
     by_game,
     full_view_fields,
@@ -81,6 +84,7 @@ class RecordFrameSchema(ma.Schema):
         metadata={"description": "only once the game has ended; none in a game made before the nonce (C-4)"}
     )
     decks = ma.fields.List(ma.fields.List(ma.fields.String()), metadata={"description": "stacked decks, once ended"})
+    match = ma.fields.Nested(MatchPlaceSchema, metadata=MATCH_PLACE)
     events = GameTyped()
 
 
@@ -184,6 +188,7 @@ class DisputesSchema(ma.Schema):
     s429=READS_LIMITED,
     s400="bad query",
     s401="a token that is not this game's",
+    s403="no seat's token, and " + DEAL_IN_PLAY,
     s404="no such game",
     s422="no such event",
 )
@@ -195,7 +200,7 @@ def get_replay(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/<game_id>/record")
 @blp.doc(operationId="getRecord")
 @blp.response(200, RecordSchema)
-@blp.problems(s429=READS_LIMITED, s404="no such game")
+@blp.problems(s429=READS_LIMITED, s403=DEAL_IN_PLAY, s404="no such game")
 def get_record(game_id: str) -> dict[str, Any]:
     """The portable game record (the seed only once the game has ended)."""
     return history().record(checked_id(game_id))

@@ -7,13 +7,18 @@ from typing import Any
 
 from service.play.errors import (
     BadBotSeat,
+    BadMatch,
     BotExists,
     BotNotFound,
     BotsFull,
+    DealInPlay,
     EventOutOfRange,
     GameNotFound,
     IdempotencyKeyReused,
     InvalidRequest,
+    LadderNotFound,
+    MatchesFull,
+    MatchNotFound,
     NoFreeGameId,
     PlayError,
     RulesRefusal,
@@ -85,6 +90,11 @@ STATUS_OF: dict[type[PlayError], int] = {
     BotsFull: 409,
     BotNotFound: 404,
     BadBotSeat: 422,
+    MatchNotFound: 404,
+    BadMatch: 422,
+    MatchesFull: 503,
+    DealInPlay: 403,
+    LadderNotFound: 404,
     StreamDamaged: 500,
     NoFreeGameId: 503,
 }
@@ -99,7 +109,10 @@ def status_of(kind: type[PlayError]) -> int:
 def problem_for(error: PlayError) -> ApiError:
     """A refusal of the play layer as its problem: status, code, detail, rule; a 409's ETag."""
     headers = {"ETag": f'"{error.current}"'} if isinstance(error, VersionConflict) else None
-    return ApiError(status_of(type(error)), error.code, error.detail, error.rule, headers)
+    if isinstance(error, DealInPlay | MatchesFull):
+        headers = {"Retry-After": str(error.retry_after)}
+    status = 429 if isinstance(error, MatchesFull) and error.per_client else status_of(type(error))
+    return ApiError(status, error.code, error.detail, error.rule, headers)
 
 
 def problem_of_data(refusal: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,9 +10,9 @@ import marshmallow as ma
 from marshmallow import validate
 
 from domain import engine
-from domain.bots import LEVELS
+from domain.bots import LEVEL_NAME, LEVELS, all_levels
 from service.api.action_event_schemas import game_name
-from service.api.spec_plugin import Either, Enum, union_of
+from service.api.spec_plugin import Either, Enum, Named, union_of
 from service.api.view_schemas import view_schemas
 from service.play.seats import KINDS
 
@@ -22,11 +22,32 @@ SEED_SOURCES = ("server", "creator")
 STATUSES = ("active", "finished")
 
 
+BOT_LEVEL = {
+    "type": "string",
+    "pattern": f"^{LEVEL_NAME.pattern}$",
+    "description": f"a house bot level: {', '.join(f'`{level}`' for level in LEVELS[:-1])} and `{LEVELS[-1]}` play"
+    " every game, and a level that a plug-in adds plays the games it names; the catalog lists each game's"
+    " (`bot_levels`)",
+}
+"""The document's BotLevel: the same whatever plug-ins a service has, as the committed openapi.yaml is."""
+
+
+def _known_level(level: str) -> None:
+    """A level this service plays, a plug-in's included (asked at each request: the live registry)."""
+    if level not in all_levels():
+        raise ma.ValidationError(f"Must be one of: {', '.join(all_levels())}.")
+
+
+def bot_level(description: str) -> Named:
+    """A seat's `level`: documented as BOT_LEVEL, checked against the levels of this service."""
+    return Named("BotLevel", BOT_LEVEL, validate=_known_level, metadata={"description": description})
+
+
 class SeatCreatedSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(required=True)
-    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only"})
+    level = bot_level("house bots only")
     think_ms = ma.fields.Integer()
     bot = ma.fields.String(metadata={"description": "a registered bot's seat: the bot's name"})
     token = ma.fields.String(metadata={"description": "humans only; shown once"})
@@ -36,7 +57,7 @@ class SeatViewSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     kind = Enum("SeatKind", SEAT_KINDS, required=True)
     name = ma.fields.String(required=True)
-    level = Enum("BotLevel", LEVELS, metadata={"description": "house bots only"})
+    level = bot_level("house bots only")
     think_ms = ma.fields.Integer()
     bot = ma.fields.String(metadata={"description": "a registered bot's seat: the bot's name"})
     score = ma.fields.Integer(required=True)
@@ -44,6 +65,16 @@ class SeatViewSchema(ma.Schema):
 
 class GameTyped(ma.fields.Raw):
     """A field of a frame (GameViewFrameSchema, RecordFrameSchema) that each game's schema types."""
+
+
+class MatchPlaceSchema(ma.Schema):
+    match = ma.fields.String(required=True, metadata={"description": "the match's id"})
+    deal = ma.fields.Integer(required=True, metadata={"description": "the deal, from 0 (C-8)"})
+    rotation = ma.fields.Integer(required=True, metadata={"description": "the rotation of the deal's entrants, from 0"})
+
+
+DEAL_IN_PLAY = "a match's game whose deal is still being played (`deal_in_play`, C-8); `Retry-After` says when"
+MATCH_PLACE = {"description": "a match's game: its match, deal and rotation (C-8); absent for other games"}
 
 
 class GameViewFrameSchema(ma.Schema):
@@ -67,6 +98,7 @@ class GameViewFrameSchema(ma.Schema):
     actions = GameTyped()
     result = GameTyped()
     turn_seconds = ma.fields.Integer(required=True, allow_none=True, metadata={"description": "null: no timeout"})
+    match = ma.fields.Nested(MatchPlaceSchema, metadata=MATCH_PLACE)
 
 
 def game_view_fields(game: engine.Game[Any], full: bool = False) -> dict[str, ma.fields.Field[Any]]:

@@ -159,25 +159,37 @@ def union_of(
     return {"anyOf": [typed_schemas.ref(name) for name in names]}
 
 
-class Enum(ma.fields.String):
-    """A string of a named set of values: documented once, as the component `name`, and referenced
-    wherever it occurs, so that every schema has the same enum."""
+class Named(ma.fields.String):
+    """A string of a named kind: documented once, as the component `name` with the JSON schema `schema`, and
+    referenced wherever it occurs, so that every schema has the same one. Its validators are its own: the
+    document says what it may be, they say what it is now (a bot level of a plug-in, say)."""
+
+    def __init__(self, name: str, schema: Mapping[str, Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.component = name
+        self.schema = dict(schema)
+
+
+class Enum(Named):
+    """A string of a named set of values (see Named)."""
 
     def __init__(self, name: str, choices: Sequence[str], **kwargs: Any) -> None:
-        super().__init__(validate=validate.OneOf(choices), **kwargs)
-        self.component = name
+        super().__init__(name, {"type": "string", "enum": list(choices)}, validate=validate.OneOf(choices), **kwargs)
 
 
 def _enum_property(
     converter: OpenAPIConverter, field: ma.fields.Field[Any], ret: dict[str, Any], **_: Any
 ) -> dict[str, Any]:
-    """apispec attribute function: an Enum field refers to its component, registered at first use."""
-    if not isinstance(field, Enum):
+    """apispec attribute function: a Named field (an Enum) refers to its component, registered at first use."""
+    if not isinstance(field, Named):
         return {}
-    schema = {"type": ret.pop("type"), "enum": ret.pop("enum")}
+    schema = field.schema
+    for key in schema:
+        if key != "description":  # the field's own stays beside the reference
+            ret.pop(key, None)
     known = converter.spec.components.schemas.get(field.component)
     if known is None:
-        converter.spec.components.schema(field.component, schema)
+        converter.spec.components.schema(field.component, dict(schema))
     assert known in (None, schema), f"{field.component} has other values elsewhere: {known} and {schema}"
     return typed_schemas.ref(field.component)
 

@@ -25,6 +25,7 @@ from service.api.blueprint import (
     Blueprint,
     QueryInteger,
     checked_id,
+    matches,
     repository,
     required_bearer_token,
     tickets,
@@ -33,7 +34,7 @@ from service.api.blueprint import (
 from service.api.followers import FOLLOWERS_FULL, LAST_EVENT, Watchers
 from service.api.problems import ApiError
 from service.api.rate_limits import READS_LIMITED, client_address_of
-from service.api.shared_schemas import MAX_SEQ
+from service.api.shared_schemas import DEAL_IN_PLAY, MAX_SEQ
 from service.ops import metrics
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
@@ -122,6 +123,7 @@ def post_ticket(game_id: str) -> tuple[dict[str, Any], int]:
 @blp.problems(
     s400="bad query or Last-Event-ID",
     s401="a ticket that is unknown, used, expired or of another game",
+    s403=DEAL_IN_PLAY,
     s404="no such game",
     s429=f"{READS_LIMITED}; or the client's most open streams and long-polls",
     s503=f"the event store cannot be reached; or {FOLLOWERS_FULL}",
@@ -130,6 +132,7 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""
     games = repository()
     loaded = games.load(checked_id(game_id))
+    matches().check_open(loaded.id)
     after = headers.get("last_event_id", query.get("after", 0))  # a reconnect's Last-Event-ID wins
     watchers().check_room(loaded.id)  # before the ticket is spent
     seat = None

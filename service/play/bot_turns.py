@@ -5,10 +5,11 @@ The turn scheduler (service/play/turn_scheduler.py) puts each turn in the bot's 
 handed out with a lease: leased turns are not handed out again until the lease ends
 (BOT_TURN_LEASE_SECONDS, default 5), and from then on, until the turn is played or moot, they are (a bot
 that crashed and came back gets its turns again). Each turn is built from the game as it is when handed
-out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions and
-its deadline (its turn timeout's). A turn whose game moved on, ended or is gone is dropped from the queue
-instead; one whose game has not reached it yet (an intent whose append did not happen) waits until its
-deadline, then is dropped.
+out: the seat's view exactly as `GET /v1/games/{id}` gives it with the bot's token, its legal actions, its
+deadline (its turn timeout's) and the game's options (some policies read them; a match's game shows no record
+while its deal is played, C-8). A turn whose game moved on, ended or is gone is dropped from the queue
+instead; one whose game has not reached it yet (put there just before its append, which has not landed, or
+never will) is not leased, so it is handed out the moment the append lands, and is dropped at its deadline.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.loaded_game import token_digest
 from service.play.ports import BotBook, BotTurnBook
+from service.play.settings import whole_setting
 from service.play.turn_scheduler import turn_id
 
 LEASE_SECONDS = 5  # a turn handed out is not handed out again for this long, unless BOT_TURN_LEASE_SECONDS says
@@ -37,13 +39,7 @@ SEEN_EVERY_SECONDS = 10.0  # a process writes that a bot asked for turns at most
 
 def lease_seconds_from_env(environ: Mapping[str, str] = os.environ) -> int:
     """BOT_TURN_LEASE_SECONDS: a whole number of seconds in LEASE_SECONDS_RANGE, default LEASE_SECONDS."""
-    text = environ.get("BOT_TURN_LEASE_SECONDS", "").strip()
-    if not text:
-        return LEASE_SECONDS
-    low, high = LEASE_SECONDS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ValueError(f"BOT_TURN_LEASE_SECONDS must be a whole number of seconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "BOT_TURN_LEASE_SECONDS", LEASE_SECONDS, *LEASE_SECONDS_RANGE, unit="seconds")
 
 
 def rfc3339(epoch_ms: int) -> str:
@@ -85,15 +81,18 @@ class BotTurns:
         self._note_seen(name)
         now = self.now_ms()
         leased, next_free = self.queues.lease(name, now, now + self.lease_seconds * 1000, limit, every)
-        turns, moot = [], []
+        turns, moot, pending = [], [], []
         for turn, deadline_ms in leased:
             built = self._build(name, turn, deadline_ms, now)
             if built is None:
                 moot.append(turn)
             elif built:
                 turns.append(built)
+            else:
+                pending.append(turn)
         self.queues.withdraw(name, moot)
-        return turns, next_free
+        self.queues.release(name, pending, now)  # not handed out: free the moment its append lands, which wakes
+        return turns, next_free  # the waiters (a pending turn is not waited for: no spinning until it lands)
 
     def _build(self, name: str, turn: str, deadline_ms: int, now: int) -> dict[str, Any] | None:
         """The turn as handed out; None when it is moot; {} when its game has not reached it yet."""
@@ -121,6 +120,7 @@ class BotTurns:
             "deadline": rfc3339(deadline_ms),
             "view": render(loaded, loaded.snap, seat),
             "legal": engine.legal_actions(loaded.snap, seat),
+            "options": dict(loaded.config.options),
         }
 
     def _note_seen(self, name: str) -> None:

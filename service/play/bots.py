@@ -23,6 +23,7 @@ from service.play.errors import BadBotSeat, BotExists, BotNotFound, BotsFull, In
 from service.play.loaded_game import seat_of_token, token_digest
 from service.play.ports import BotBook, Clock
 from service.play.seats import Seat, controller_of
+from service.play.settings import whole_setting
 
 log = logging.getLogger(__name__)
 BOTS_MAX = 10_000
@@ -34,12 +35,7 @@ PAGE_MAX = 100
 
 def bots_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
     """BOTS_MAX: a whole number, default BOTS_MAX."""
-    text = environ.get("BOTS_MAX", "").strip()
-    if not text:
-        return BOTS_MAX
-    if not text.isascii() or not text.isdigit():
-        raise ValueError(f"BOTS_MAX must be a whole number, not {text!r}")
-    return int(text)
+    return whole_setting(environ, "BOTS_MAX", BOTS_MAX, unit="bots")
 
 
 def public(stored: Mapping[str, Any], now_ms: int | None = None) -> dict[str, Any]:

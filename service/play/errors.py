@@ -153,7 +153,8 @@ class BotsFull(PlayError):
 
 
 class BadBotSeat(PlayError):
-    """A seat names a bot that cannot sit there: unknown, not registered for the game, or in two seats."""
+    """A seat names a bot that cannot sit there: a registered bot unknown, not registered for the game, or in two
+    seats; a house level that does not play the game (a plug-in's for other games)."""
 
     code = "invalid_bot_seat"
 
@@ -161,3 +162,58 @@ class BadBotSeat(PlayError):
 def token_needed(what: str) -> str:
     """What an Unauthorized says when `what` (e.g. "an action") came without a seat token."""
     return f"{what} needs 'Authorization: Bearer <seat token>'"
+
+
+class MatchNotFound(PlayError):
+    """No match has this id."""
+
+    code = "match_not_found"
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"no match with id {match_id!r}")
+
+
+class BadMatch(PlayError):
+    """A match that cannot be played as asked: a wrong number of entrants, an unknown entrant, a bot not registered
+    for the game, an entrant twice, bad options; the detail names the field."""
+
+    code = "invalid_match"
+
+
+class MatchesFull(PlayError):
+    """As many matches run as the operator allows, for this client or in all; `retry_after` in seconds."""
+
+    code = "matches_full"
+    retry_after = 30
+
+    def __init__(self, detail: str, per_client: bool) -> None:
+        super().__init__(detail)
+        self.per_client = per_client
+        if per_client:
+            self.code = "rate_limited"  # as every per-client limit
+
+
+class DealInPlay(PlayError):
+    """A match's game whose deal is still being played: its cards are those of a game still to come (C-8), so
+    nothing of it is shown but each seat's own view; `retry_after`: about when it opens, in seconds."""
+
+    code = "deal_in_play"
+
+    def __init__(self, deal: int | None, retry_after: int) -> None:
+        what = (
+            f"this game's deal ({deal}) is still being played in the match: only a seat's own view is shown until "
+            "every game of the deal has finished (C-8)"
+            if deal is not None
+            else "the match is still being played: its record (with its seed) is made once it has finished"
+        )
+        super().__init__(f"{what}; try again in about {retry_after} s")
+        self.retry_after = retry_after
+
+
+class LadderNotFound(PlayError):
+    """No game of the catalog has this id, so there is no ladder of it."""
+
+    code = "ladder_not_found"
+
+    def __init__(self, game: str) -> None:
+        super().__init__(f"no game {game!r} in the catalog, so no ladder of it")

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 
 from domain.options import MAX_EVENTS_DEFAULT, MAX_EVENTS_LEAST, EventLimits
+from service.play.settings import whole_setting
 
 MAX_EVENTS_CEILING = 100_000
 """The most events a creator may ask for, unless MAX_EVENTS_LIMIT says otherwise."""
@@ -26,9 +27,4 @@ def event_limits_from_env(environ: Mapping[str, str] = os.environ) -> EventLimit
 
 
 def _whole(environ: Mapping[str, str], name: str, fallback: int) -> int:
-    text = environ.get(name, "").strip()
-    if not text:
-        return fallback
-    if not (text.isascii() and text.isdigit()) or int(text) < MAX_EVENTS_LEAST:
-        raise EventLimitsError(f"{name} must be a whole number of events of at least {MAX_EVENTS_LEAST}, not {text!r}")
-    return int(text)
+    return whole_setting(environ, name, fallback, MAX_EVENTS_LEAST, unit="events", error=EventLimitsError)

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from service.play.loaded_game import LoadedGame
+from service.play.loaded_game import LoadedGame, MatchPlace
 from service.play.seats import Seat
 
 META_REQUIRED = frozenset({"game", "seats", "tokens", "options", "seed", "seed_source", "decks", "created_at"})
-META_OPTIONAL = frozenset({"nonce", "rules_version", "turn_seconds"})  # absent in games made before them
+META_OPTIONAL = frozenset({"nonce", "rules_version", "turn_seconds", "match"})  # absent in games made before them
 
 
 def encode(
@@ -27,6 +27,7 @@ def encode(
     seed_source: str,
     created_at: str,
     turn_seconds: int | None,
+    place: MatchPlace | None = None,
 ) -> dict[str, str]:
     """The header of a new game as the event log keeps it (seats without secrets; token digests only)."""
     return {
@@ -41,6 +42,7 @@ def encode(
         "decks": json.dumps([list(d) for d in config.decks]),
         "created_at": created_at,
         **({"turn_seconds": str(turn_seconds)} if turn_seconds is not None else {}),
+        **({"match": json.dumps(place.public())} if place is not None else {}),
     }
 
 
@@ -63,6 +65,7 @@ def facts(meta: Mapping[str, str]) -> dict[str, Any]:
         "decks": json.loads(meta["decks"]),
         "turn_seconds": int(meta["turn_seconds"]) if meta.get("turn_seconds") else None,
         "created_at": meta.get("created_at"),
+        "match": json.loads(meta["match"]) if meta.get("match") else None,
     }
 
 
@@ -82,4 +85,5 @@ def decode(game_id: str, meta: Mapping[str, str]) -> LoadedGame:
     game = engine.get_game(config.game)
     snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
     digests = tuple(token_digests(meta))
-    return LoadedGame(game_id, seats, digests, config, stated["seed_source"], snap, "", stated["turn_seconds"])
+    place = MatchPlace(**stated["match"]) if stated["match"] else None
+    return LoadedGame(game_id, seats, digests, config, stated["seed_source"], snap, "", stated["turn_seconds"], place)

@@ -58,6 +58,7 @@ class GameHistory:
         self.clock = clock
         self.disputes_per_seat = disputes_per_seat
         self.bots = bots
+        self.embargo: Callable[[str], None] = lambda game_id: None  # refuses a game closed to all but its seats
 
     # ------------------------------------------------------------ replay
 
@@ -67,6 +68,8 @@ class GameHistory:
         Folded from the nearest snapshot at or before `at` (service/storage/snapshots.py)."""
         loaded = self.repository.load(game_id)
         seat = self._seat_for(loaded, token) if token else None
+        if seat is None:
+            self.embargo(game_id)
         at = loaded.version if at is None else at
         if not 1 <= at <= loaded.version:
             raise EventOutOfRange(loaded.version, at)
@@ -90,6 +93,7 @@ class GameHistory:
     def record(self, game_id: str) -> dict[str, Any]:
         """The portable record; the seed and stacked decks only once the game has ended. A packed game's is
         made once and kept beside it (`_answer`)."""
+        self.embargo(game_id)
         return self._answer(game_id, "record", self._fresh_record)
 
     def _fresh_record(self, game_id: str) -> dict[str, Any]:
@@ -128,6 +132,7 @@ class GameHistory:
             "status": "finished" if loaded.snap.finished else "active",
             "version": loaded.version,
             "turn_seconds": loaded.turn_seconds,
+            **({"match": loaded.place.public()} if loaded.place is not None else {}),
             "events": records,
         }
         if loaded.snap.finished:

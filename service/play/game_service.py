@@ -34,7 +34,7 @@ from service.play.errors import (
 )
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
-from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, token_digest
+from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, MatchPlace, token_digest
 from service.play.ports import Clock, EventLog, GameCounter, GameNotes, epoch_of
 from service.play.seats import Seat, controller_of, new_seat
 from service.play.turn_scheduler import TurnScheduler
@@ -82,6 +82,7 @@ class GameService:
         self.clock = clock
         self.counts = counts
         self.bots = bots
+        self.when_ended: list[Callable[[LoadedGame], None]] = []  # told of each game this process ends
 
     # ------------------------------------------------------------ create
 
@@ -93,8 +94,11 @@ class GameService:
         seed: str | None = None,
         decks: Sequence[Sequence[str]] = (),
         turn_seconds: int | None = None,
+        game_id: str | None = None,
+        place: MatchPlace | None = None,
     ) -> dict[str, Any]:
-        """Validate, deal and store a new game; returns the creation response with tokens."""
+        """Validate, deal and store a new game; returns the creation response with tokens. `game_id`: the
+        game's id, given (GameExists when it is taken), else drawn; `place`: a match's game, where it sits."""
         if seed is not None and not is_valid_seed(seed):
             raise InvalidRequest("invalid_seed", "a seed is 1 to 128 printable ASCII characters (C-4)")
         low, high = TURN_SECONDS_RANGE
@@ -113,7 +117,7 @@ class GameService:
             self.bots.check_seats(game, seats)
         seat_list = tuple(new_seat(i, request, game, self.think_ms_max) for i, request in enumerate(seats))
         source = "creator" if seed is not None else "server"
-        return self._store_new_game(config, seat_list, source, snap, events, turn_seconds)
+        return self._store_new_game(config, seat_list, source, snap, events, turn_seconds, game_id, place)
 
     def _store_new_game(
         self,
@@ -123,16 +127,18 @@ class GameService:
         snap: engine.Snapshot[Any],
         events: list[Event],
         turn_seconds: int | None,
+        given_id: str | None = None,
+        place: MatchPlace | None = None,
     ) -> dict[str, Any]:
         tokens = [secrets.token_urlsafe(32) if controller_of(seat).holds_token else None for seat in seats]
         digests = [token_digest(t) if t else None for t in tokens]
         commitment = _commitment_of(events)
         records = chain_records(events, 1, commitment, self.clock())
-        meta = game_header.encode(config, seats, digests, seed_source, records[0]["at"], turn_seconds)
-        for _ in range(3):
-            game_id = secrets.token_urlsafe(9)
+        meta = game_header.encode(config, seats, digests, seed_source, records[0]["at"], turn_seconds, place)
+        for _ in range(1 if given_id is not None else 3):
+            game_id = given_id or secrets.token_urlsafe(9)
             loaded = LoadedGame(
-                game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds
+                game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds, place
             )
             self.turns.note_waiting(loaded)
             self._index_write("note as started", game_id, self.index.started, epoch_of(records[0]["at"]))
@@ -140,6 +146,8 @@ class GameService:
                 self.store.create(game_id, meta, records)
                 break
             except GameExists:
+                if given_id is not None:
+                    raise
                 continue
         else:
             raise NoFreeGameId()
@@ -399,6 +407,11 @@ class GameService:
         at = epoch_of(self.clock())  # the intent's time stays when it is still there
         if self._index_write("note as finished", new.id, self.index.finishing, at, True):
             self._index_write("take out of the active games", new.id, self.index.finished)
+        for listener in self.when_ended:  # best effort: what a listener does is repaired by its own pass
+            try:
+                listener(new)
+            except Exception:
+                log.exception("a listener failed on the end of the game %s", new.id)
 
     def _index_write(self, what: str, game_id: str, write: Callable[..., None], *args: Any) -> bool:
         """One write to the game indexes; a failure is logged, never raised (True if it was written)."""

@@ -18,4 +18,5 @@ def render(
     scores = view.pop("scores")
     seats = [dict(s.public(), score=scores[s.seat]) for s in loaded.seats]
     game = {"id": loaded.id, "game": loaded.config.game, "stacked": loaded.config.stacked}
-    return {**game, **view, "seats": seats, "turn_seconds": loaded.turn_seconds}
+    place = {"match": loaded.place.public()} if loaded.place is not None else {}
+    return {**game, **view, "seats": seats, "turn_seconds": loaded.turn_seconds, **place}

@@ -34,6 +34,18 @@ def seat_of_token(token: str, digests: Sequence[str | None]) -> int:
 
 
 @dataclasses.dataclass(frozen=True)
+class MatchPlace:
+    """Where a match's game sits in it: the match, the deal and the rotation (C-8)."""
+
+    match: str
+    deal: int
+    rotation: int
+
+    def public(self) -> dict[str, Any]:
+        return {"match": self.match, "deal": self.deal, "rotation": self.rotation}
+
+
+@dataclasses.dataclass(frozen=True)
 class LoadedGame:
     """A game as loaded: its creation facts and its snapshot at the latest version."""
 
@@ -45,6 +57,7 @@ class LoadedGame:
     snap: engine.Snapshot[Any]
     last_hash: str
     turn_seconds: int | None = None  # a human seat that does not act in time has a move played for it
+    place: MatchPlace | None = None  # a match's game: which match, deal and rotation
 
     @property
     def version(self) -> int:

@@ -184,5 +184,56 @@ class BotTurnBook(Protocol):
         """At most `limit` turns free at `now_ms` (`every`: leased ones too) with their deadlines, leased until
         `until_ms`; and when the first turn left is free (None: none is left)."""
 
+    def release(self, name: str, turns: Sequence[str], now_ms: int) -> None:
+        """Make `turns` free again at `now_ms`, leased as they are."""
+
     def withdraw(self, name: str, turns: Sequence[str]) -> None:
         """Take `turns` out of the bot's queue."""
+
+
+class MatchBook(Protocol):
+    """Matches: their headers, their games' states, their finished deals, the indexes
+    (service/storage/matches.py)."""
+
+    def create(self, match_id: str, fields: Mapping[str, Any], created_ms: int) -> bool:
+        """Store a new running match; False if the id is taken."""
+
+    def index_running(self, match_id: str, created_ms: int) -> None:
+        """The match in the lists of all and of running matches."""
+
+    def meta(self, match_id: str) -> dict[str, str] | None:
+        """The match's header as stored, None when there is none."""
+
+    def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
+        """Each started game's state by (deal, rotation)."""
+
+    def note_game(self, match_id: str, deal: int, rotation: int, state: str) -> None:
+        """Note a game as `started` or `finished`."""
+
+    def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
+        """Mark the match finished with its results (and its deal scores); True if it finished now."""
+
+    def index_finished(self, match_id: str, game: str, finished_ms: int) -> None:
+        """The match among its game's finished ones, and no longer running."""
+
+    def running(self) -> list[str]:
+        """The running matches, oldest first."""
+
+    def newest(self, before: float | None, count: int) -> list[tuple[str, float]]:
+        """Matches created before `before` (ms), newest first, with their creation times."""
+
+    def finished_of(self, game: str) -> list[str]:
+        """A game's finished matches, in the order they finished."""
+
+
+class Embargo(Protocol):
+    """The games of a match whose deal is still being played (service/storage/matches.py)."""
+
+    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
+        """The game is closed to all but its seats' own views until its deal is done."""
+
+    def lift(self, game_ids: Sequence[str]) -> None:
+        """These games' deal is done: they open to everyone."""
+
+    def embargoed(self, game_id: str) -> tuple[str, int] | None:
+        """The match and deal of a game closed until its deal is done; None for an open game."""

@@ -19,9 +19,11 @@ seat is. A controller says:
   acts only slows its games.
 
 A bot seat names a house `level` or a registered `bot` (`{"kind": "bot", "bot": "acme-golfer"}`), and its
-kind hands out the controller of the one it names. A new kind of seat is one more entry in KINDS, or one
-more controller that a kind hands out for a seat it stores: the command path, the due-turn loop and the
-reconciler only ask the controller.
+kind hands out the controller of the one it names: a built-in level's (HousePolicy), a plug-in level's
+(PluginPolicy, service/play/plugin_levels.py) or a registered bot's. A new game's house seat must name a level
+that plays its game (domain.bots.levels_for); BadBotSeat otherwise. A new kind of seat is one more entry in
+KINDS, or one more controller that a kind hands out for a seat it stores: the command path, the due-turn loop
+and the reconciler only ask the controller.
 
 Expert seats think at most EXPERT_THINK_MS_MAX milliseconds a move (default 2000), whatever a seat's
 `think_ms` asks.
@@ -37,11 +39,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from domain import engine
-from domain.bots import choose_action
+from domain.bots import LEVELS, choose_action, levels_for
 from domain.bots.expert import THINK_MS_RANGE, budget_for, default_budget
+from service.play import plugin_levels
+from service.play.errors import BadBotSeat
+from service.play.settings import whole_setting
 from service.storage.keys import BOT_QUEUE, EXPERT_QUEUE
 
 DEFAULT_LEVEL = "greedy"  # a house seat's level when its request names none
+FALLBACK_LEVEL = "greedy"  # plays a plug-in level's turn that the plug-in fails
 THINK_MS_MAX = 2000  # the server's cap on an expert's think time a move, unless EXPERT_THINK_MS_MAX says otherwise
 BOT_MOVE_SECONDS = 10  # a registered bot's time a move in a game without `turn_seconds`, unless BOT_MOVE_SECONDS says
 BOT_MOVE_SECONDS_RANGE = (1, 86400)
@@ -76,24 +82,13 @@ class ThinkCapError(ValueError):
 
 def think_ms_max_from_env(environ: Mapping[str, str] = os.environ) -> int:
     """The cap on an expert's think time a move: EXPERT_THINK_MS_MAX, default THINK_MS_MAX."""
-    text = environ.get("EXPERT_THINK_MS_MAX", "").strip()
-    if not text:
-        return THINK_MS_MAX
     low, high = THINK_MS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ThinkCapError(f"EXPERT_THINK_MS_MAX must be a whole number of milliseconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "EXPERT_THINK_MS_MAX", THINK_MS_MAX, low, high, "milliseconds", ThinkCapError)
 
 
 def bot_move_seconds(environ: Mapping[str, str] = os.environ) -> int:
     """A registered bot's time a move in a game without `turn_seconds`: BOT_MOVE_SECONDS, default 10."""
-    text = environ.get("BOT_MOVE_SECONDS", "").strip()
-    if not text:
-        return BOT_MOVE_SECONDS
-    low, high = BOT_MOVE_SECONDS_RANGE
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise ValueError(f"BOT_MOVE_SECONDS must be a whole number of seconds from {low} to {high}")
-    return int(text)
+    return whole_setting(environ, "BOT_MOVE_SECONDS", BOT_MOVE_SECONDS, *BOT_MOVE_SECONDS_RANGE, unit="seconds")
 
 
 def effective_think_ms(game_id: str, level: str | None, asked: int | None, cap: int) -> int | None:
@@ -172,6 +167,32 @@ class HousePolicy:
 
 
 @dataclasses.dataclass(frozen=True)
+class PluginPolicy:
+    """A house level from a plug-in (service/play/plugin_levels.py), played by the workers as `greedy` is, on
+    the bot queue, from the seat's own view (C-6). A turn the plug-in fails (it raises, answers an action that
+    is not legal, thinks past `think_ms_max`, or is not installed in this process) is played by FALLBACK_LEVEL
+    instead, as a seat of that level would play it, and the game goes on."""
+
+    level: str
+    holds_token = False
+    bot_name = None
+    turn_queue = BOT_QUEUE
+
+    def clock_seconds(self, turn_seconds: int | None) -> int | None:
+        return None
+
+    def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any]:
+        view = engine.view(snap, seat)
+        legal = view["you"]["legal"]
+        stream = f"bot/{seat}/{snap.version}"
+        game = snap.config.game
+        action = plugin_levels.play(self.level, game, view, legal, snap.config.private_stream(stream), think_ms_max)
+        if action is None:
+            action = choose_action(game, FALLBACK_LEVEL, view, legal, snap.config.private_stream(stream))
+        return action
+
+
+@dataclasses.dataclass(frozen=True)
 class RegisteredBot:
     """An outside program registered as a bot (service/play/bots.py): it acts over the API with the bot's
     token, not one of the seat's own, and is always on a turn timeout's clock: the game's `turn_seconds`,
@@ -213,6 +234,9 @@ def _bot_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: i
 
 def _house_seat(index: int, request: Mapping[str, Any], game: str, think_ms_max: int) -> Seat:
     level = request.get("level", DEFAULT_LEVEL)
+    if level not in levels_for(game):
+        offered = ", ".join(levels_for(game))
+        raise BadBotSeat(f"seats: the bot level {level!r} does not play {game} (its levels: {offered})")
     think_ms = effective_think_ms(game, level, request.get("think_ms"), think_ms_max)
     return Seat(index, request["kind"], request.get("name") or f"{level} bot {index}", level, think_ms)
 
@@ -224,7 +248,10 @@ def _person(seat: Seat) -> SeatController:
 def _bot_controller(seat: Seat) -> SeatController:
     if seat.bot is not None:
         return RegisteredBot(seat.bot)
-    return HousePolicy(seat.level or DEFAULT_LEVEL, seat.think_ms)
+    level = seat.level or DEFAULT_LEVEL
+    if level not in LEVELS:
+        return PluginPolicy(level)
+    return HousePolicy(level, seat.think_ms)
 
 
 KINDS: dict[str, SeatKind] = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from service.play.bots import Bots
 from service.play.game_repository import GameRepository
 from service.play.ports import TicketBook
 
@@ -20,15 +21,23 @@ TICKET_SECONDS = 60
 class StreamTickets:
     """Issues and redeems the seats' stream tickets."""
 
-    def __init__(self, repository: GameRepository, store: TicketBook, seconds: int = TICKET_SECONDS) -> None:
+    def __init__(
+        self, repository: GameRepository, store: TicketBook, seconds: int = TICKET_SECONDS, bots: Bots | None = None
+    ) -> None:
+        """`bots`: the registered bots, whose tokens get tickets for the seats their bots hold."""
         self.repository = repository
         self.store = store
         self.seconds = seconds
+        self.bots = bots
 
     def issue(self, game_id: str, token: str) -> str:
-        """A new ticket for the token's seat (GameNotFound, Unauthorized), valid for `seconds`."""
+        """A new ticket for the token's seat (a seat's own token, or a registered bot's that holds the seat;
+        GameNotFound, Unauthorized), valid for `seconds`."""
         loaded = self.repository.load(game_id)
-        seat = loaded.seat_for_token(token)
+        if self.bots is None:
+            seat = loaded.seat_for_token(token)
+        else:
+            seat = self.bots.seat_for_token(loaded.seats, loaded.token_digests, token)
         ticket = secrets.token_urlsafe(32)
         self.store.put_ticket(loaded.id, _digest(ticket), seat, self.seconds)
         return ticket

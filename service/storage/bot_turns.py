@@ -77,6 +77,11 @@ class BotTurnQueues:
         first_text = text(first)
         return turns, (int(float(first_text)) if first_text else None)
 
+    def release(self, name: str, turns: Sequence[str], now_ms: int) -> None:
+        """Make `turns` free again at `now_ms` (leased but not handed out: their game had not reached them)."""
+        if turns:
+            store_call(self._redis.zadd, keys.bot_turns(name), dict.fromkeys(turns, now_ms), xx=True)
+
     def withdraw(self, name: str, turns: Sequence[str]) -> None:
         """Take `turns` out of the bot's queue (they were played, or their game moved on)."""
         if turns:

@@ -120,3 +120,26 @@ def bot_turns(name: str) -> str:
 def bot_deadlines(name: str) -> str:
     """A registered bot's due turns' deadlines."""
     return f"bots:{{registry}}:deadlines:{name}"
+
+
+# Matches (service/storage/matches.py): a match's keys share its hash tag (`match:{<id>}:<name>`):
+#   meta   hash: id, game, options, entrants (JSON), deals, seed, nonce, seed_commitment, status, created_at,
+#          client, finished_at, results (JSON, once finished), deal_scores (JSON, once finished: per deal, each
+#          entrant's score, null for a deal with no hand scored; the ladder's input, service/play/ladder.py)
+#   games  hash: `<deal>:<rotation>` -> `started` or `finished` (the game's id is `<match id>-<deal>-<rotation>`)
+# Global: `matches:all` (every match by creation, ms), `matches:running` (the same, while running),
+# `matches:finished:<game>` (a game's finished matches by when they finished, ms: the ladder's order) and
+# `matches:embargo` (hash: the id of a match's game whose deal is not done -> `<match id>:<deal>`, C-8).
+MATCHES_ALL_KEY = "matches:all"
+MATCHES_RUNNING_KEY = "matches:running"
+MATCHES_EMBARGO_KEY = "matches:embargo"
+
+
+def match_key(match_id: str, name: str) -> str:
+    """The match's key `name` (meta, games), under the match's hash tag."""
+    return f"match:{{{match_id}}}:{name}"
+
+
+def matches_finished(game: str) -> str:
+    """The finished matches of `game`, by when they finished."""
+    return f"matches:finished:{game}"

@@ -11,6 +11,7 @@ from service.storage.disputes import DisputeStore
 from service.storage.event_store import EventStore
 from service.storage.game_counts import GameCounts
 from service.storage.game_index import GameIndex
+from service.storage.matches import MatchEmbargo, MatchStore
 from service.storage.packing import PACKED_CACHE_BYTES, PackedStore
 from service.storage.redis_clients import StoreClient
 from service.storage.scripts import GameReader
@@ -33,6 +34,8 @@ class RedisStore:
     counts: GameCounts  # games started and finished, for the metrics
     bots: BotRegistry  # registered bots and their tokens' digests
     bot_turns: BotTurnQueues  # the registered bots' turn queues
+    matches: MatchStore  # matches on duplicate deals
+    embargo: MatchEmbargo  # the games of their deals still in play
 
     @classmethod
     def connect(
@@ -57,4 +60,6 @@ class RedisStore:
             GameCounts(client),
             BotRegistry(client),
             BotTurnQueues(client, blocking_client),
+            MatchStore(client),
+            MatchEmbargo(client),
         )

@@ -9,6 +9,7 @@ serious accessibility faults. Screenshots of each game at both widths go to var/
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import urllib.request
 from collections.abc import Callable
@@ -81,6 +82,20 @@ def phone(browser: Chrome, width: int | None) -> None:
 def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
+
+
+def register_bot(site: str, games: list[str]) -> str:
+    """Register a bot for `games` through the API (POST /v1/bots); its name, new in each run."""
+    name = f"bot-{secrets.token_hex(4)}"
+    request = urllib.request.Request(
+        f"{site}/v1/bots",
+        data=json.dumps({"name": name, "games": games}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 201
+    return name
 
 
 def assert_fits(browser: Chrome, what: str) -> None:
@@ -485,3 +500,100 @@ def test_a_timed_turn_shows_a_countdown_and_arrow_keys_move_between_cards(browse
     browser.switch_to.active_element.send_keys(Keys.SPACE)
     wait_for(browser, "grid:1 picked", lambda b: page_data(b, "picks") == "1")
     assert in_page(browser, "return document.activeElement.getAttribute('aria-pressed');") == "true"
+
+
+def bot_choices(browser: Chrome, seat: int) -> dict[str, str]:
+    """The registered bots a seat's choice offers: {name: the option's text}."""
+    found: dict[str, str] = in_page(
+        browser,
+        "return Object.fromEntries([...document.querySelectorAll(`#seat-${arguments[0]}-level option[data-bot]`)]"
+        ".map((o) => [o.dataset.bot, o.textContent]));",
+        seat,
+    )
+    return found
+
+
+def open_form(browser: Chrome, site: str, game: str, players: int, reload: bool = False) -> None:
+    """The new-game form with `game` and `players` seats chosen (`reload`: in a new document)."""
+    browser.get(f"{site}/#/")
+    if reload:
+        browser.refresh()
+    Select(wait_for(browser, "the game list", lambda b: b.find_element(By.ID, "game"))).select_by_value(game)
+    players_input = browser.find_element(By.ID, "players")
+    players_input.clear()
+    players_input.send_keys(str(players), Keys.TAB)
+    wait_for(browser, f"{players} seat rows", lambda b: len(b.find_elements(By.CSS_SELECTOR, ".seat-row")) == players)
+
+
+# the page's fetch, with `online: true` for the bot named in the script: the service says false until bots
+# can ask for turns, so that is how the page's "online" is seen
+ONLINE_STUB = """
+const realFetch = window.fetch;
+window.fetch = async (...args) => {
+  const answer = await realFetch(...args);
+  if (!String(args[0]).startsWith('/v1/bots?') || !answer.ok) return answer;
+  const body = await answer.json();
+  for (const bot of body.bots) bot.online = bot.name === %s;
+  return new Response(JSON.stringify(body), { status: answer.status, headers: answer.headers });
+};
+"""
+
+
+def test_a_seat_can_be_a_registered_bot_of_the_game_marked_online_or_not(
+    browser: Chrome, site: str, screenshots: Path
+) -> None:
+    golfer, other_golfer = register_bot(site, ["golf"]), register_bot(site, ["golf", "romme"])
+    rummy = register_bot(site, ["romme"])
+    set_language(browser, site, "en")
+    open_form(browser, site, "golf", 3)
+    wait_for(browser, "the registered bots offered", lambda b: golfer in bot_choices(b, 1))
+    assert bot_choices(browser, 1) == {golfer: f"{golfer} (offline)", other_golfer: f"{other_golfer} (offline)"}
+    assert bot_choices(browser, 0) == bot_choices(browser, 1), "every seat offers them"
+    Select(browser.find_element(By.ID, "seat-1-level")).select_by_value(f"bot:{golfer}")
+    assert axe_violations(browser) == []
+    at_widths(browser, screenshots, "lobby-registered-bot")
+    # another game offers its own bots only
+    Select(browser.find_element(By.ID, "game")).select_by_value("romme")
+    wait_for(browser, "Rommé's bots offered", lambda b: rummy in bot_choices(b, 1))
+    assert set(bot_choices(browser, 1)) == {other_golfer, rummy}
+    Select(browser.find_element(By.ID, "game")).select_by_value("golf")
+    wait_for(browser, "Golf's bots offered again", lambda b: golfer in bot_choices(b, 1))
+
+    # one bot in two seats: the service's refusal (422 invalid_bot_seat) is shown, and nothing is created
+    for seat in (1, 2):
+        Select(browser.find_element(By.ID, f"seat-{seat}-level")).select_by_value(f"bot:{golfer}")
+    assert browser.find_element(By.ID, "seat-1-name").get_attribute("placeholder") == golfer
+    browser.find_element(By.ID, "create").click()
+    refusal = wait_for(browser, "the refusal", lambda b: text_of(b, "#create-error"))
+    assert refusal.startswith("Not created: ") and "one seat" in refusal, refusal
+    assert browser.current_url.endswith("#/")
+
+    Select(browser.find_element(By.ID, "seat-2-level")).select_by_value("random")
+    browser.find_element(By.ID, "create").click()
+    wait_for(browser, "the play page", lambda b: page_data(b, "status") is not None)
+    game_id = page_data(browser, "game-id")
+    seats = get_json(f"{site}/v1/games/{game_id}")["seats"]
+    assert [(s["kind"], s["name"], s.get("bot"), s.get("level")) for s in seats] == [
+        ("human", "Player 1", None, None),
+        ("bot", golfer, golfer, None),
+        ("bot", "random bot 3", None, "random"),
+    ], seats
+
+    # a bot that is online is marked so, in both languages
+    stub = browser.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": ONLINE_STUB % json.dumps(golfer)}
+    )
+    try:
+        open_form(browser, site, "golf", 2, reload=True)
+        wait_for(browser, "the registered bots offered", lambda b: golfer in bot_choices(b, 1))
+        assert bot_choices(browser, 1) == {golfer: f"{golfer} (online)", other_golfer: f"{other_golfer} (offline)"}
+        set_language(browser, site, "de")
+        open_form(browser, site, "golf", 2)
+        wait_for(browser, "the registered bots offered", lambda b: golfer in bot_choices(b, 1))
+        assert bot_choices(browser, 1) == {
+            golfer: f"{golfer} (verbunden)",
+            other_golfer: f"{other_golfer} (nicht verbunden)",
+        }
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": stub["identifier"]})
+        set_language(browser, site, "en")

@@ -24,7 +24,7 @@ import pytest
 
 from domain.verify import verify
 from tests.generated_client import generate_client
-from tests.integration.conftest import service_env, start_worker
+from tests.integration.conftest import call, service_env, start_worker
 
 pytestmark = pytest.mark.integration
 
@@ -142,7 +142,7 @@ def create_game(generated: Generated, api_url: str, setup: Setup) -> Any:
     """POST /v1/games through the client: one human in seat 0, greedy bots after it."""
     models = generated.models
     seats = [models.SeatRequest(kind=models.SeatKind.HUMAN, name="Ana")]
-    seats += [models.SeatRequest(kind=models.SeatKind.BOT, level=models.BotLevel.GREEDY)] * setup.bots
+    seats += [models.SeatRequest(kind=models.SeatKind.BOT, level="greedy")] * setup.bots
     body = models.CreateGame(
         game=setup.game,
         seats=seats,
@@ -267,3 +267,30 @@ def test_generated_client_plays_a_game_to_the_end_and_verifies_its_record(
     audit = generated.api("history", "get_audit").sync(created.id, client=seat)
     assert isinstance(audit, models.Verdict), audit
     assert audit.chain_ok and audit.replay_ok and audit.complete and audit.first_bad_seq is None, audit
+
+
+def test_generated_client_registers_a_bot_and_takes_its_turns_typed(
+    generated: Generated, api_url: str, bot_worker: Any
+) -> None:
+    """The bot operations through the client: register, seat, take a turn (its view typed as the game's) and
+    play it with the turn's version and id."""
+    models = generated.models
+    anyone = client_for(generated, api_url)
+    registration = models.RegisterBot(name="typed-bot", games=["golf"])
+    bot = generated.api("bots", "register_bot").sync(client=anyone, body=registration)
+    assert isinstance(bot, models.RegisteredBot) and bot.token, bot
+    seats = [{"kind": "bot", "bot": "typed-bot"}, {"kind": "bot", "level": "greedy"}]
+    status, created = call("POST", f"{api_url}/v1/games", {"game": "golf", "seats": seats, "options": {"rounds": 1}})
+    assert status == 201, created
+    as_bot = client_for(generated, api_url, bot.token)
+    turns = generated.api("bots", "get_bot_turns").sync(client=as_bot, wait=10)
+    assert isinstance(turns, models.Turns) and turns.turns, turns
+    turn = turns.turns[0]
+    assert turn.game_id == created["id"] and turn.turn == f"{created['id']}:{turn.version}"
+    assert turn.view.to_dict()["you"]["legal"] == [action.to_dict() for action in turn.legal]
+    body = {**turn.legal[0].to_dict(), "expected_version": turn.version}
+    headers = {"Authorization": f"Bearer {bot.token}", "Idempotency-Key": turn.turn}
+    status, answer = call("POST", f"{api_url}/v1/games/{created['id']}/actions", body, headers)
+    assert status == 200, answer
+    profile = generated.api("bots", "get_bot").sync("typed-bot", client=anyone)
+    assert isinstance(profile, models.Bot) and profile.online and profile.playing == 1

@@ -5,6 +5,7 @@ turns as Server-Sent Events; the profile counts the bot's games, timeouts and wh
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import threading
@@ -62,7 +63,9 @@ def test_a_bot_plays_a_game_to_its_end_from_its_turns_and_each_turn_holds_its_se
         if games_of(app).repository.load(game_id).snap.finished:
             break
         (turn,) = get_turns(client, token)
-        assert set(turn) == {"turn", "game_id", "game", "rules_version", "seat", "version", "deadline", "view", "legal"}
+        fields = {"turn", "game_id", "game", "rules_version", "seat", "version", "deadline", "view", "legal", "options"}
+        assert set(turn) == fields
+        assert turn["options"] == client.get(f"/v1/games/{game_id}/record").get_json()["options"]
         assert (turn["game_id"], turn["game"], turn["seat"]) == (game_id, "golf", 0)
         assert turn["turn"] == f"{game_id}:{turn['version']}"
         assert turn["view"] == client.get(f"/v1/games/{game_id}", headers=auth(token)).get_json()
@@ -281,3 +284,37 @@ def test_a_turn_whose_offers_were_lost_with_its_turn_timeout_is_offered_again_by
     assert reconciler.run_once() == [(created["id"], created["version"])]
     turns, _ = store.bot_turns.lease("acme-golfer", 0, 0, 10, every=True)
     assert [turn for turn, _ in turns] == [f"{created['id']}:{created['version']}"]
+
+
+def test_a_bot_token_gets_a_stream_ticket_for_its_seat_and_its_views_on_the_stream(client: FlaskClient) -> None:
+    token = registered(client)["token"]
+    game = create_golf(client, [{"kind": "human"}, BOT], options=ONE_ROUND)
+    response = client.post(f"/v1/games/{game['id']}/stream-tickets", headers=auth(token))
+    assert response.status_code == 201, response.get_json()
+    other = registered(client, "other-bot")["token"]
+    assert_problem(client.post(f"/v1/games/{game['id']}/stream-tickets", headers=auth(other)), 401, "unauthorized")
+    stream = client.get(f"/v1/games/{game['id']}/stream?ticket={response.get_json()['ticket']}")
+    try:
+        first = bytes(next(iter(stream.response))).decode()
+    finally:
+        stream.close()
+    assert first.startswith("event: view\n") and '"seat":1' in first.split('"you":', 1)[1][:40]
+
+
+def test_a_turn_found_before_its_append_lands_is_handed_out_as_soon_as_it_has(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn is put in the queue just before the append that makes it due: a long-poll that looks in between
+    finds the game a version behind. It must not keep the turn leased for BOT_TURN_LEASE_SECONDS: once the
+    append has landed, the turn is handed out at once."""
+    token = registered(client)["token"]
+    game = create_golf(client, [BOT, {"kind": "bot"}], options=ONE_ROUND)
+    dispatcher.drain()
+    turns = turns_of(app)
+    real_load = turns.repository.load
+    now = real_load(game["id"])
+    behind = dataclasses.replace(now, snap=dataclasses.replace(now.snap, version=now.version - 1))
+    monkeypatch.setattr(turns.repository, "load", lambda game_id: behind)  # the read races the append
+    assert get_turns(client, token) == []
+    monkeypatch.setattr(turns.repository, "load", real_load)  # the append has landed
+    assert [turn["version"] for turn in get_turns(client, token)] == [now.version]

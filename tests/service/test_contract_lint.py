@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
 from domain import engine
+from domain.bots import LEVELS
 from service.api.action_event_schemas import camel
 from service.api.problems import STATUS_OF, status_of
 from service.app import HTTP_CODES
@@ -135,9 +136,19 @@ def test_enums_are_the_same_in_every_schema(spec: dict[str, Any]) -> None:
         "kind": ("SeatKind", ("SeatRequest", "SeatCreated", "SeatView")),
         "level": ("BotLevel", ("SeatRequest", "SeatCreated", "SeatView")),
     }.items():
-        assert schemas[enum]["type"] == "string" and schemas[enum]["enum"], enum
+        assert schemas[enum]["type"] == "string" and (schemas[enum].get("enum") or schemas[enum].get("pattern")), enum
         for name in holders:
             assert schemas[name]["properties"][field]["$ref"] == f"#/components/schemas/{enum}", (name, field)
+
+
+def test_a_bot_level_is_a_pattern_that_every_level_fits_not_an_enum(spec: dict[str, Any]) -> None:
+    """A plug-in adds levels where it is installed (docs/bots.md): the document, the same for every service,
+    says what a level looks like and names the built-in ones, and the catalog lists each game's."""
+    level = spec["components"]["schemas"]["BotLevel"]
+    assert "enum" not in level
+    assert all(re.fullmatch(level["pattern"], name) for name in (*LEVELS, "first-legal", "x2"))
+    assert not any(re.search(level["pattern"], name) for name in ("", "Greedy", "-x", "a" * 33, "x y"))
+    assert all(f"`{name}`" in level["description"] for name in LEVELS)
 
 
 def test_headers_the_server_sends_and_takes_are_declared(spec: dict[str, Any]) -> None:

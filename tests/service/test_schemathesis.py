@@ -82,6 +82,12 @@ class Seeded:
         self.finished = created["id"]
         self.dispatcher.drain()
         assert self.app.extensions["games"].repository.load(created["id"]).snap.finished
+        # one finished match: Golf's ladder has entries
+        entrants = [{"level": "random"}, {"level": "greedy"}]
+        match = {"game": "golf", "options": {"rounds": 1}, "entrants": entrants, "deals": 1, "seed": "ladder"}
+        assert client.post("/v1/matches", json=match).status_code == 201
+        self.dispatcher.drain()
+        assert client.get("/v1/ladder/golf").get_json()["ladder"]
 
     def version(self, game_id: str) -> int:
         version: int = self.app.extensions["games"].repository.load(game_id).version
@@ -115,6 +121,12 @@ def _with_token(case: schemathesis.Case, token: str | None) -> schemathesis.Case
     return case
 
 
+def _with_game(case: schemathesis.Case, game: str) -> schemathesis.Case:
+    """The case about the game `game` of the catalog."""
+    case.path_parameters = {**(case.path_parameters or {}), "game": game}
+    return case
+
+
 def _strategy_for_token(own: list[str], others: list[str]) -> st.SearchStrategy[str | None]:
     """No token, a made-up one, often one of `own`, sometimes one of `others`."""
     choices: list[st.SearchStrategy[str | None]] = [
@@ -135,6 +147,9 @@ def flatmap_case(context: schemathesis.HookContext, case: schemathesis.Case) -> 
     if case.path == "/v1/bots/me/turns" or case.path == "/v1/bots/me/stream":
         tokens = [SEEDED.bot_token] if case.path.endswith("/turns") else []
         return _strategy_for_token(tokens, []).map(lambda token: _with_token(case, token))
+    if "game" in (case.path_parameters or {}):  # a ladder: mostly a game of the catalog's
+        games = [game.id for game in engine.all_games()]
+        return st.one_of(st.just(case), st.sampled_from(games).map(lambda game: _with_game(case, game)))
     if "game_id" not in (case.path_parameters or {}):
         return st.just(case)
 
@@ -229,6 +244,7 @@ SUCCESS = {
     "POST /v1/bots": 201,
     "GET /v1/bots": 200,
     "GET /v1/bots/me/turns": 200,
+    "GET /v1/ladder/{game}": 200,
 }
 
 
@@ -260,7 +276,7 @@ def test_api_conforms_to_openapi(case: schemathesis.Case) -> None:
 def test_spec_operations_are_all_fuzzed() -> None:
     """Guard: the spec still lists every operation this test is meant to cover."""
     labels = {op.ok().label for op in schema.get_all_operations()}
-    assert len(labels) == 21, sorted(labels)
+    assert len(labels) == 26, sorted(labels)
 
 
 def test_stateful_sequences_follow_the_links_from_a_created_game() -> None:

@@ -11,7 +11,20 @@ from domain import engine
 from service.openapi import spec_dict
 from tests.conftest import RecordingDispatcher, auth, create_golf
 
-PAGE_FILES = ("app.js", "api.js", "cards.js", "dom.js", "events.js", "games.js", "play.js", "replay.js", "table.js")
+PAGE_FILES = (
+    "app.js",
+    "api.js",
+    "cards.js",
+    "dom.js",
+    "events.js",
+    "games.js",
+    "ladder.js",
+    "matches.js",
+    "options.js",
+    "play.js",
+    "replay.js",
+    "table.js",
+)
 
 
 def test_the_page_is_served_at_the_root_with_a_self_only_policy(client: FlaskClient) -> None:

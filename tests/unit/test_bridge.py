@@ -6,6 +6,7 @@ crashes is started again, and a line that is not a legal action leaves the turn 
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import random
 import sys
@@ -68,6 +69,23 @@ def test_each_turn_is_posted_once_with_its_version_and_its_id_as_idempotency_key
         for request in fake.actions():
             assert request.headers["authorization"] == f"Bearer {TOKEN}"
             assert request.body["expected_version"] == int(request.headers["idempotency-key"].split(":")[1])
+
+
+def test_log_turns_keeps_each_turn_as_received_one_json_line_each(tmp_path: Path) -> None:
+    """`--log-turns`: what the service sent the bot, for review (every turn handed out, in order)."""
+    log_path = tmp_path / "turns.jsonl"
+    with FakeService() as fake, log_path.open("a", encoding="utf-8") as turn_log:
+        game_id = fake.add_game()
+        bridge = Bridge(ServiceClient(fake.url, TOKEN), lambda: PolicyPlayer(first_legal), 1, wait=1, turn_log=turn_log)
+        bridge.start()
+        try:
+            fake.wait_until(lambda: fake.finished(game_id))
+        finally:
+            bridge.shut_down(5.0)
+    logged = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
+    assert logged and {turn["game_id"] for turn in logged} == {game_id}
+    assert {turn["turn"] for turn in logged} >= set(keys_posted(fake))
+    assert all(set(turn) >= {"turn", "view", "legal", "deadline"} for turn in logged)
 
 
 def test_an_action_whose_reply_was_dropped_is_sent_again_with_the_same_key_and_body() -> None:
@@ -257,6 +275,21 @@ def test_the_house_policies_get_back_exactly_the_view_the_engine_gives_them(game
             rebuilt = policy_view(fake.render(fake_game, seat), options)
             assert {key: rebuilt[key] for key in expected} == expected
             fake_game.snap = engine.act(fake_game.snap, seat, rng.choice(expected["you"]["legal"]))[0]
+
+
+def test_a_level_plays_from_the_options_a_turn_brings_without_reading_the_record() -> None:
+    """The service's turns bring the game's options: a match's game, whose record is closed while its deal is
+    played (C-8), is played all the same."""
+    with FakeService(turn_options=True) as fake:
+        game_id = fake.add_game("switch", 4, {"match_rank": False, "target": 50})
+
+        def closed(game_id: str) -> dict[str, Any]:
+            raise LookupError("deal_in_play")
+
+        with bridge_on(fake, lambda: LevelPlayer("greedy", TOKEN, closed)) as bridge:
+            fake.wait_until(lambda: fake.finished(game_id), timeout=60)
+    assert not [r for r in fake.requests if r.path.endswith("/record")]
+    assert bridge.stats.left == 0 and bridge.stats.played == len(fake.games[game_id].played) > 0
 
 
 def test_a_level_plays_switch_from_the_view_and_the_options_of_the_games_record() -> None:

@@ -43,15 +43,37 @@ def real_legal_actions() -> list[list[dict[str, Any]]]:
 
 
 LEGAL_SETS = st.sampled_from(real_legal_actions()) | st.lists(ACTIONS, max_size=5)
+# what Python's json takes or refuses in its own ways: NaN and the infinities, a lone surrogate escaped, a
+# byte-order mark, more digits than int() converts, a key twice, a second value, NUL, stray whitespace
+ODD_LINES = st.sampled_from(
+    [
+        b"NaN",
+        b'{"type": NaN}',
+        b'{"type": -Infinity}',
+        b'{"type": "\\ud800"}',
+        b'\xef\xbb\xbf{"type": "draw"}',
+        b'{"type": ' + b"9" * 5000 + b"}",
+        b'{"type": "draw", "type": "flip"}',
+        b'{"type": "draw"} {"type": "draw"}',
+        b'{"type": "draw"}\x00',
+        b'\x0b{"type": "draw"}\x0c',
+        b"\xc0\x80",
+        b"\xed\xa0\x80",
+    ]
+)
 
 
 @st.composite
 def lines(draw: st.DrawFn, legal: list[dict[str, Any]]) -> bytes:
-    """Any line: raw bytes, JSON of any shape, a legal action spelled another way or altered, huge or
-    deeply nested text."""
-    kind = draw(st.sampled_from(["bytes", "json", "legal", "altered", "huge", "deep"]))
+    """Any line: raw bytes, any text (not UTF-8 with a lone surrogate), what JSON parsers differ on, JSON
+    of any shape, a legal action spelled another way or altered, huge or deeply nested text."""
+    kind = draw(st.sampled_from(["bytes", "text", "odd", "json", "legal", "altered", "huge", "deep"]))
     if kind == "bytes":
         return draw(st.binary(max_size=200))
+    if kind == "text":  # any text, lone surrogates (not UTF-8) included
+        return draw(st.text(st.characters(exclude_categories=()), max_size=60)).encode("utf-8", "surrogatepass")
+    if kind == "odd":
+        return draw(ODD_LINES)
     if kind == "json":
         return json.dumps(draw(JSON_VALUES)).encode()
     if kind == "huge":
@@ -77,7 +99,8 @@ def test_a_line_is_one_legal_action_or_refused_with_a_reason(data: st.DataObject
     result = parse_action_line(line, legal)
     if isinstance(result, Accepted):
         assert canonical(result.action) in {canonical(action) for action in legal}
-        assert result.action == json.loads(line)
+        assert canonical(result.action) == _spelled(line)
+        assert all(result.action is not action for action in legal), "the action is a copy, not the turn's own"
     else:
         assert isinstance(result, Refused)
         assert result.reason
@@ -85,8 +108,9 @@ def test_a_line_is_one_legal_action_or_refused_with_a_reason(data: st.DataObject
 
 
 def _spelled(line: bytes) -> str | None:
+    """The JSON value a UTF-8 line spells (a byte-order mark before it ignored), canonical; None if none."""
     try:
-        return canonical(json.loads(line))
+        return canonical(json.loads(line.decode("utf-8-sig")))
     except (ValueError, RecursionError):
         return None
 
@@ -104,6 +128,13 @@ def test_a_number_spelled_as_a_float_or_a_boolean_is_not_the_legal_integer() -> 
     assert isinstance(parse_action_line(b'{"type": "flip", "position": 1.0}', legal), Refused)
     assert isinstance(parse_action_line(b'{"type": "flip", "position": true}', legal), Refused)
     assert parse_action_line(b'{"position": 1, "type": "flip"}', legal) == Accepted(legal[0])
+
+
+def test_a_byte_order_mark_before_the_action_is_ignored() -> None:
+    """Some Windows programs start their output with one (JSON's RFC 8259 lets a parser ignore it)."""
+    legal = [{"type": "draw", "from": "stock"}]
+    assert parse_action_line(b'\xef\xbb\xbf{"type": "draw", "from": "stock"}\r\n', legal) == Accepted(legal[0])
+    assert isinstance(parse_action_line(b'{"type": "draw", "from": "stock"}\xef\xbb\xbf', legal), Refused)
 
 
 def test_a_line_longer_than_the_limit_is_dropped_as_it_is_read_and_the_next_line_is_read_whole() -> None:

@@ -32,8 +32,8 @@ RULE_IDS = {
     "V": 16,  # go5.md
 }
 """How many rules each prefix has: the ids are <prefix>-1 … <prefix>-<count>."""
-NOT_PLAYED = {"C-8"}
-"""Rules the binding rules define that the service does not play yet (C-8: matches on duplicate deals)."""
+NOT_PLAYED: set[str] = set()
+"""Rules the binding rules define that the service does not play yet (none: C-8's matches are played)."""
 
 DEFINED = re.compile(r"^(?:- \*\*|## )([A-Z]-\d+)\b", re.MULTILINE)
 ANCHOR = re.compile(r'<a id="([^"]+)"></a>')

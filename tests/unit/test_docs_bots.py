@@ -120,3 +120,11 @@ def test_the_figures_the_doc_gives_are_the_bridges() -> None:
     assert f"`--stop-seconds` (default {defaults.stop_seconds:g})" in text
     assert f"every {bridge_cli.PROGRESS_SECONDS:g} s" in text
     assert f"longer than {MAX_LINE_BYTES // 1024} KiB" in text
+
+
+def test_the_loop_the_doc_shows_is_the_standard_library_bots_own() -> None:
+    """The doc quotes stdlib_bot.py's loop; the file is what the test suite runs against the service
+    (tests/integration/test_bot_examples.py)."""
+    (shown,) = blocks("python")
+    assert shown in (ROOT / "docs" / "examples" / "stdlib_bot.py").read_text(encoding="utf-8")
+    assert any("docs/examples/stdlib_bot.py" in line for block in blocks("sh") for line in block.splitlines())

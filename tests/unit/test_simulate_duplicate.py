@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from domain import engine
+from domain.duplicate_deals import mean_interval
 from workers import simulate
-from workers.simulate_results import GameOutcome, duplicate_tally, mean_interval
+from workers.simulate_results import GameOutcome, duplicate_tally
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_HAND = {"golf": {"rounds": 1}, "romme": {"target": 1}, "switch": {"target": 1}, "go5": {"target": 1}}
@@ -104,6 +105,35 @@ def test_paired_statistics_of_a_hand_made_run() -> None:
     assert (a["hand_wins"], b["hand_wins"]) == (6, 2)
     assert a["hand_win_rate"] == pytest.approx(6 / 7) and a["hand_ci95"][0] < 6 / 7 < a["hand_ci95"][1]
     assert (a["wins"], b["wins"]) == (6, 2) and a["win_rate"] == 1.0
+
+
+def test_deal_spreads_and_games_needed_ratio_of_a_hand_made_run() -> None:
+    """Deal scores a 5/2, 3/2, 11/3 and b 9/2, 11/2, 11/3 (hand_made_run): the standard deviations over the
+    deals, and var(a - b) / (var(a) + var(b)) with the paired differences' variance 4."""
+    summary = duplicate_tally("golf", ["a", "b"], hand_made_run(), 1.0, lowest_wins=True)
+    a, b = summary["seats"]
+    var_a, var_b = 127 / 108, 91 / 108  # a: mean 23/9, squares 1/324 + 361/324 + 400/324 over 2; b alike
+    assert a["deal_score_sd"] == pytest.approx(math.sqrt(var_a)) and b["deal_score_sd"] == pytest.approx(
+        math.sqrt(var_b)
+    )
+    ((a_vs_b),) = a["paired_diff_ci95"]
+    ((b_vs_a),) = b["paired_diff_ci95"]
+    assert a_vs_b["sd"] == pytest.approx(2.0) and b_vs_a["sd"] == pytest.approx(2.0)
+    assert a_vs_b["games_needed_ratio"] == pytest.approx(4 / (var_a + var_b)) == b_vs_a["games_needed_ratio"]
+    # a minus b per game, points per hand: -2, -2, -7, -1, 0 (game 4: 3 - 3), 0: mean -2, variance 34 / 5
+    assert a_vs_b["game_sd"] == pytest.approx(math.sqrt(34 / 5)) == b_vs_a["game_sd"]
+    # two games a deal: 2 · 4 / (34 / 5)
+    assert a_vs_b["games_needed_ratio_at_one_table"] == pytest.approx(40 / 34)
+
+
+def test_one_deal_has_no_spread() -> None:
+    summary = duplicate_tally("golf", ["a", "b"], hand_made_run()[:2], 1.0, lowest_wins=True)
+    a, _ = summary["seats"]
+    assert a["deal_score_sd"] is None
+    ((a_vs_b),) = a["paired_diff_ci95"]
+    assert a_vs_b["mean"] == -2.0 and a_vs_b["game_sd"] == 0.0  # both games -2
+    for unmeasured in ("ci95", "sd", "games_needed_ratio", "games_needed_ratio_at_one_table"):
+        assert a_vs_b[unmeasured] is None
 
 
 def test_higher_points_win_hands_when_the_highest_total_wins() -> None:

@@ -164,3 +164,108 @@ def test_the_reading_holds_the_switch_expert_adds_fewer_points_than_each_greedy_
     for diff in diffs:
         assert diff["ci95"][1] < 0, diff
     assert all(expert["mean_points_per_hand"] < seat["mean_points_per_hand"] for seat in greedy)
+
+
+RATIO_HEADING = "## Duplicate deals against independent deals"
+
+
+def ratio_row(name: str, summary: dict[str, Any]) -> str:
+    """The row of one game's ratio run in the table of duplicate against independent deals, from its JSON."""
+    first, *others = summary["seats"]
+    games_per_deal = len(summary["seats"])
+    lines: list[list[str]] = []
+    for diff in first["paired_diff_ci95"]:
+        other = others[diff["seat"] - 1]
+        paired, independent = diff["sd"] ** 2, first["deal_score_sd"] ** 2 + other["deal_score_sd"] ** 2
+        assert diff["games_needed_ratio"] == pytest.approx(paired / independent), name
+        one_game = diff["game_sd"] ** 2
+        assert diff["games_needed_ratio_at_one_table"] == pytest.approx(games_per_deal * paired / one_game), name
+        lines.append(
+            [
+                f"{first['level']} − {other['level']} (seat {other['seat']})",
+                f"{paired:.1f}",
+                f"{independent:.1f}",
+                f"{diff['games_needed_ratio']:.2f}",
+                f"{diff['games_needed_ratio']:.0%}",
+                f"{one_game:.1f}",
+                f"{diff['games_needed_ratio_at_one_table']:.2f}",
+                f"{diff['games_needed_ratio_at_one_table']:.0%}",
+            ]
+        )
+    cells = [summary["game"], f"[{name}](strength/{name}.json)", str(summary["deals"])]
+    cells += ["<br>".join(line[column] for line in lines) for column in range(len(lines[0]))]
+    return "| " + " | ".join(cells) + " |"
+
+
+def ratio_table(text: str) -> dict[str, str]:
+    """The rows of the table of duplicate against independent deals, by game."""
+    section = text.split(RATIO_HEADING, 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| game ")]
+    return {line.split(" | ", 1)[0].removeprefix("| "): line for line in rows if not line.startswith("|---")}
+
+
+def ratio_runs() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each game's run that measures duplicate against independent deals (`<game>-expert-greedy-ratio`)."""
+    return {summary["game"]: (name, summary) for name, summary in runs().items() if name.endswith("-ratio")}
+
+
+def test_each_game_has_a_ratio_run_of_the_expert_against_greedy() -> None:
+    """Issue 38: per game, how many games duplicate deals need to tell expert from greedy, against independent
+    deals, measured by one duplicate run of the expert in the first seat and greedy in the others."""
+    found = ratio_runs()
+    assert sorted(found) == sorted(GAME_IDS)
+    for game_id, (name, summary) in found.items():
+        assert name == f"{game_id}-expert-greedy-ratio"
+        expert, *others = summary["seats"]
+        assert expert["level"] == "expert" and {seat["level"] for seat in others} == {"greedy"}
+        assert summary["deals"] >= 200, name
+
+
+def test_the_ratio_table_shows_each_games_run_as_its_json_says() -> None:
+    shown, found = ratio_table(DOC.read_text(encoding="utf-8")), ratio_runs()
+    assert sorted(shown) == sorted(found), "one row for each game's ratio run and no other"
+    for game_id, (name, summary) in found.items():
+        assert shown[game_id] == ratio_row(name, summary), (
+            f"the row of {game_id} should read:\n{ratio_row(name, summary)}"
+        )
+
+
+def ratios(game_id: str, key: str) -> list[float]:
+    """The expert's ratios against each greedy seat in a game's ratio run (`key`: which baseline)."""
+    _, summary = ratio_runs()[game_id]
+    return [diff[key] for diff in summary["seats"][0]["paired_diff_ci95"]]
+
+
+def percent_range(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%} to {high:.0%}"
+
+
+def test_the_reading_of_duplicate_against_independent_deals_holds() -> None:
+    """The doc's reading of its table: duplicate deals save games in Go5 and Switch on either baseline; in Golf
+    the two levels' deal scores hardly covary, so they save some at one table and none against independent
+    deal scores; in Rommé they covary negatively, so they save none; each figure the reading quotes is the run's."""
+    reading = " ".join(DOC.read_text(encoding="utf-8").split(RATIO_HEADING, 1)[1].split())
+    apart, together = "games_needed_ratio", "games_needed_ratio_at_one_table"
+    for game_id in ("go5", "switch"):
+        assert max(ratios(game_id, apart) + ratios(game_id, together)) < 1, game_id
+    assert f"about {percent_range(ratios('go5', apart))} of them in Go5" in reading
+    assert percent_range(ratios("go5", apart)) == percent_range(ratios("go5", together))
+    assert (
+        f"{percent_range(ratios('switch', apart))} in Switch against independent deal scores and "
+        f"{percent_range(ratios('switch', together))} against independent deals at one table"
+    ) in reading
+    (golf_apart,), (golf_together,) = ratios("golf", apart), ratios("golf", together)
+    assert golf_apart >= 1 > golf_together >= 0.85 and f"at one table ({golf_together:.0%})" in reading
+    _, golf = ratio_runs()["golf"]
+    first, other = golf["seats"]
+    paired, independent = (
+        first["paired_diff_ci95"][0]["sd"] ** 2,
+        first["deal_score_sd"] ** 2 + other["deal_score_sd"] ** 2,
+    )
+    assert abs(paired - independent) / independent < 0.1 and f"({independent:.1f} against {paired:.1f}" in reading
+    low, high = first["paired_diff_ci95"][0]["ci95"]
+    assert low < 0 < high and "in Golf the paired interval holds 0" in reading
+    (romme_apart,), (romme_together,) = ratios("romme", apart), ratios("romme", together)
+    assert romme_apart > 1 and 0.95 <= romme_together <= 1.15, "more than independent deal scores, about as many"
+    assert f"at one table ({romme_together:.0%}) and more than independent deal scores ({romme_apart:.0%})" in reading

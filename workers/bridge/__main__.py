@@ -46,6 +46,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=4, help="turns played at once (default 4)")
     parser.add_argument("--wait", type=int, default=WAIT_SECONDS, help="the turns long-poll's wait, 0 to 30 s")
     parser.add_argument("--stop-seconds", type=float, default=10.0, help="time the turns under way get to finish")
+    parser.add_argument(
+        "--log-turns", metavar="FILE", help="append each turn as received to FILE, one JSON line (for review)"
+    )
     args = parser.parse_args(argv)
     if not args.token:
         parser.error(f"the bot's token is needed: --token or {TOKEN_VARIABLE}")
@@ -69,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         console.print(f"bridge: {error}")
         return 2
-    bridge = Bridge(client, make_player, args.concurrency, args.wait)
+    turn_log = open(args.log_turns, "a", encoding="utf-8") if args.log_turns else None  # noqa: SIM115
+    bridge = Bridge(client, make_player, args.concurrency, args.wait, turn_log=turn_log)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         if bridge.stop.is_set():
@@ -85,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console.print("bridge: stopping")
     bridge.shut_down(args.stop_seconds)
     console.print(f"bridge: stopped: {bridge.stats.summary()}")
+    if turn_log is not None:
+        turn_log.close()
     if bridge.fatal is not None:
         return 2
     return 0

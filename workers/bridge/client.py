@@ -6,6 +6,7 @@ import collections
 import email.utils
 import http.client
 import json
+import math
 import threading
 import urllib.error
 import urllib.parse
@@ -17,6 +18,9 @@ from typing import Any
 HTTP_SLACK_SECONDS = 15.0  # a long-poll's socket timeout is its wait plus this
 POST_TIMEOUT_SECONDS = 15.0
 OPTIONS_CACHE_GAMES = 1024  # the options of this many games are kept (the `--level` players need them)
+# a longer Retry-After is taken as an hour (the service's longest, a rate limit's window): a wait of days,
+# or of 1e12 s, which the platform's timers refuse, would stop the bridge's poller for good
+RETRY_AFTER_MAX_SECONDS = 3600.0
 
 
 class Unreachable(Exception):
@@ -111,17 +115,20 @@ class ServiceClient:
 def _answer(status: int, raw: bytes, headers: Any) -> Answer:
     try:
         body = json.loads(raw) if raw else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         body = None
     return Answer(status, body, _retry_after(headers), _date(headers))
 
 
 def _retry_after(headers: Any) -> float | None:
+    """The seconds of a `Retry-After`, from 0 to RETRY_AFTER_MAX_SECONDS; None without one, or one that is
+    no number (an HTTP date, NaN, an infinity)."""
     value = headers.get("Retry-After") if headers is not None else None
     try:
-        return max(float(value), 0.0) if value is not None else None
+        seconds = float(value) if value is not None else math.nan
     except ValueError:
         return None
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX_SECONDS) if math.isfinite(seconds) else None
 
 
 def _date(headers: Any) -> datetime | None:

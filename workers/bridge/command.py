@@ -2,11 +2,11 @@
 
 For each turn the bridge writes one line to the command's stdin, `{"turn", "game", "seat", "view",
 "legal", "deadline"}`, and reads one line from its stdout: the action, spelled exactly as one of
-`legal`. Anything else (not UTF-8, not JSON, not an object, not among the legal actions, longer than
-MAX_LINE_BYTES, or no line by the deadline) is logged and the turn left to its deadline. A command that
-exits is started again for the next turn (after a pause that grows while it keeps crashing); one that
-misses a deadline is stopped and started again, so that its late line is never taken for the next
-turn's answer. The command's stderr is the bridge's.
+`legal` (a byte-order mark before it is ignored). Anything else (not UTF-8, not JSON, not an object, not
+among the legal actions, longer than MAX_LINE_BYTES, or no line by the deadline) is logged and the turn
+left to its deadline. A command that exits is started again for the next turn (after a pause that
+grows while it keeps crashing); one that misses a deadline is stopped and started again, so that its
+late line is never taken for the next turn's answer. The command's stderr is the bridge's.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def parse_action_line(line: bytes | _TooLong, legal: Sequence[dict[str, Any]]) -
     if len(line) > MAX_LINE_BYTES:
         return Refused(f"the line is longer than {MAX_LINE_BYTES} bytes")
     try:
-        text = line.decode("utf-8").strip()
+        text = line.decode("utf-8-sig").strip()  # a byte-order mark before the line is no part of it
     except UnicodeDecodeError as error:
         return Refused(f"the line is not UTF-8 ({error.reason} at byte {error.start})")
     if not text:

@@ -75,7 +75,8 @@ class LevelPlayer:
 
     Its random choices come from a stream keyed by the bot's token and the turn id: secret from the other
     seats, and the same action again for a turn handed out again (so a resent action is the same request).
-    A view without the game's options gets them from the game's record (`options_of`)."""
+    The game's options come with the turn; from a service whose turns lack them, from the game's record
+    (`options_of`)."""
 
     def __init__(self, level: str, token: str, options_of: Callable[[str], Mapping[str, Any]]) -> None:
         if level not in LEVELS:
@@ -85,7 +86,7 @@ class LevelPlayer:
         self._options_of = options_of
 
     def decide(self, turn: Turn) -> dict[str, Any] | Left:
-        options = turn.view.get("options")
+        options = turn.options if turn.options is not None else turn.view.get("options")
         if not isinstance(options, Mapping):
             options = self._options_of(turn.game_id)
         view = policy_view(turn.view, options)

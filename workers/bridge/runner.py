@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import json
 import logging
 import queue
 import random
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import IO, Any
 
 from workers.bridge.client import Answer, ServiceClient, Unreachable
 from workers.bridge.players import Player
@@ -137,7 +138,9 @@ class Bridge:
         concurrency: int = 4,
         wait: int = WAIT_SECONDS,
         backoff: Callable[[], Backoff] = Backoff,
+        turn_log: IO[str] | None = None,
     ) -> None:
+        """`turn_log`: each turn as received is written to it, one JSON line (`--log-turns`)."""
         if concurrency < 1:
             raise ValueError("--concurrency is at least 1")
         self.client = client
@@ -155,6 +158,7 @@ class Bridge:
         self._workers: list[threading.Thread] = []
         self._players: list[Player] = []
         self._players_lock = threading.Lock()
+        self._turn_log = turn_log
 
     def start(self) -> None:
         """Start the workers and the poller (daemon threads)."""
@@ -230,6 +234,9 @@ class Bridge:
             raise _Retry("the turns answer has no list of turns", None)
         turns = []
         for raw in raw_turns:
+            if self._turn_log is not None:
+                self._turn_log.write(json.dumps(raw, separators=(",", ":"), ensure_ascii=False) + "\n")
+                self._turn_log.flush()
             try:
                 turns.append(parse_turn(raw, received, answer.date))
             except BadTurn as error:

@@ -10,6 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 DEFAULT_DEADLINE_SECONDS = 10.0  # a turn whose deadline cannot be read is given this long
+# a deadline further away is taken as this far: no turn is given that long (a game's turn_seconds is at most
+# a day), and a wait for an unbounded one (a deadline in the year 9999) is more than the platform's timers take
+MAX_DEADLINE_SECONDS = 7 * 24 * 3600.0
 
 
 class BadTurn(ValueError):
@@ -29,6 +32,7 @@ class Turn:
     view: dict[str, Any]
     legal: list[dict[str, Any]]
     due_at: float
+    options: dict[str, Any] | None = None  # the game's options, when the turn brings them
 
     def remaining(self, now: float | None = None) -> float:
         """Seconds left before the deadline (negative once past)."""
@@ -66,11 +70,13 @@ def parse_turn(raw: Any, received_at: float, server_date: datetime | None) -> Tu
         view=raw["view"],
         legal=legal,
         due_at=received_at + seconds_left(raw["deadline"], server_date),
+        options=raw["options"] if isinstance(raw.get("options"), dict) else None,
     )
 
 
 def seconds_left(deadline: str, server_date: datetime | None) -> float:
-    """Seconds from the service's `Date` (else this machine's clock) to an RFC 3339 deadline."""
+    """Seconds from the service's `Date` (else this machine's clock) to an RFC 3339 deadline, at most
+    MAX_DEADLINE_SECONDS."""
     try:
         due = datetime.fromisoformat(deadline)
     except ValueError:
@@ -78,7 +84,7 @@ def seconds_left(deadline: str, server_date: datetime | None) -> float:
     if due.tzinfo is None:
         due = due.replace(tzinfo=UTC)
     now = server_date if server_date is not None and server_date.tzinfo is not None else datetime.now(UTC)
-    return (due - now).total_seconds()
+    return min((due - now).total_seconds(), MAX_DEADLINE_SECONDS)
 
 
 def canonical(value: Any) -> str:

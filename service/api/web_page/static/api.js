@@ -45,6 +45,20 @@ export function catalog() {
   return catalogPromise;
 }
 
+export const BOTS_SHOWN = 200; // the registered bots a seat offers: the first ones by name
+
+/** The bots registered for `game` (GET /v1/bots?game=, following `next`), at most BOTS_SHOWN of them. */
+export async function registeredBots(game) {
+  const found = [];
+  let path = `/v1/bots?game=${encodeURIComponent(game)}&limit=100`;
+  while (path && found.length < BOTS_SHOWN) {
+    const page = await api(path);
+    found.push(...page.bots);
+    path = page.next;
+  }
+  return found.slice(0, BOTS_SHOWN);
+}
+
 // ------------------------------------------------------------ seats kept in this tab
 
 const KEY = 'cardtable.games';

@@ -1,8 +1,12 @@
-// The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN) and the new-game form.
-import { api, ApiError, catalog, heldGames, holdGame } from './api.js';
+// The page's entry: routes (#/, #/play/ID, #/replay/ID/N, #/join/ID/SEAT/TOKEN, #/matches, #/match/ID,
+// #/ladder/GAME, #/bot/NAME) and the new-game form.
+import { api, ApiError, catalog, heldGames, holdGame, registeredBots } from './api.js';
 import { h, replace } from './dom.js';
 import { helpEl, ruleAnchor, winsLine } from './help.js';
 import { language, LANGUAGES, setLanguage, t } from './i18n.js';
+import { BotPage, LadderPage } from './ladder.js';
+import { MatchesPage, MatchPage } from './matches.js';
+import { optionInput, readOptions } from './options.js';
 import { fullTitle, PlayPage, title } from './play.js';
 import { openForm, ReplayPage, replayIndex } from './replay.js';
 
@@ -23,6 +27,10 @@ function route() {
   if (page === 'play' && id) current = new PlayPage(root, id);
   else if (page === 'replay' && id) current = new ReplayPage(root, id, rest[0] ? Number(rest[0]) : null);
   else if (page === 'replay') return replayIndex(root);
+  else if (page === 'matches') current = new MatchesPage(root);
+  else if (page === 'match' && id) current = new MatchPage(root, id);
+  else if (page === 'ladder') current = new LadderPage(root, id);
+  else if (page === 'bot' && id) current = new BotPage(root, id);
   else return home();
   current.start();
   return undefined;
@@ -33,71 +41,47 @@ function route() {
 const DEFAULT_PLAYERS = 4;
 const FIRST_GAME = 'golf';
 
-/** An option's hint in the page's language, its rule ids "(G-4)" as links to the rule in "How to play". */
-function hintEl(game, option, id) {
-  const key = `option.${game}.${option.name}`;
-  const text = t(key).startsWith('⟦') ? option.description : t(key);
-  const rules = [...new Set(option.description.match(/\b[A-Z]-\d+\b/g) ?? [])];
-  const plain = text.replace(/\s*\((?:[A-Z]-\d+(?:,\s*)?)+\)/g, '');
-  return h('small', { id: `${id}-hint` }, plain, rules.length ? [' (', rules.map((rule, i) => [i ? ', ' : '',
-    h('a', { href: `#${ruleAnchor(rule)}`, 'data-rule': rule }, rule)]), ')'] : null);
+/** The name a seat gets when none is typed: the form's row label, so the game says what the form said;
+ * a registered bot's seat is named after the bot, as the service names it. */
+function defaultName(i, kind, level, bot) {
+  if (kind !== 'bot') return t('form.player', { n: i + 1 });
+  return bot ?? `${level} bot ${i + 1}`;
 }
 
-function optionInput(game, option) {
-  const id = `opt-${option.name}`;
-  const hint = hintEl(game, option, id);
-  let input;
-  if (option.choices) {
-    input = h('select', { id, name: option.name }, option.choices.map((c) => h('option', { value: c, selected: c === option.default }, c)));
-  } else if (typeof option.default === 'boolean') {
-    input = h('input', { id, name: option.name, type: 'checkbox', checked: option.default });
-  } else if (Array.isArray(option.default)) {
-    input = h('input', { id, name: option.name, type: 'text', value: option.default.join(', '), 'data-list': 'true' });
-  } else {
-    input = h('input', {
-      id, name: option.name, type: 'number', min: option.minimum, max: option.maximum, inputmode: 'numeric',
-      value: option.default ?? '', placeholder: option.default === null ? 'automatic' : null,
-    });
-  }
-  input.setAttribute('aria-describedby', `${id}-hint`);
-  const label = t(`optionName.${option.name}`).startsWith('⟦') ? option.name.replace(/_/g, ' ') : t(`optionName.${option.name}`);
-  return h('div', { class: `field${input.type === 'checkbox' ? ' check' : ''}` }, h('label', { for: id }, label), input, hint);
+const DEFAULT_LEVEL = 'greedy';
+
+/** A registered bot as a seat's choice: "acme-golfer (online)"; its option carries the bot's name. */
+function botOption(bot) {
+  return h('option', { value: `bot:${bot.name}`, dataset: { bot: bot.name } },
+    t(bot.online ? 'form.botOnline' : 'form.botOffline', { name: bot.name }));
 }
 
-/** The options that differ from their defaults. */
-function readOptions(form, game) {
-  const options = {};
-  for (const option of game.options) {
-    const input = form.querySelector(`#opt-${option.name}`);
-    let value;
-    if (input.type === 'checkbox') value = input.checked;
-    else if (input.dataset.list) value = input.value.split(/[\s,]+/).filter(Boolean).map(Number);
-    else if (input.type === 'number') value = input.value === '' ? null : Number(input.value);
-    else value = input.value;
-    if (value === null || JSON.stringify(value) === JSON.stringify(option.default)) continue;
-    options[option.name] = value;
-  }
-  return options;
+/** Offer `bots` (the game's registered bots) in a seat's bot choice, keeping the choice if it is still offered. */
+function offerBots(select, bots) {
+  const chosen = select.value;
+  select.querySelector('optgroup.registered')?.remove();
+  if (bots.length) select.append(h('optgroup', { class: 'registered', label: t('form.registeredBots') }, bots.map(botOption)));
+  select.value = chosen;
+  if (select.value !== chosen) select.value = DEFAULT_LEVEL;
+  select.dispatchEvent(new Event('change'));
 }
 
-/** The name a seat gets when none is typed: the form's row label, so the game says what the form said. */
-function defaultName(i, kind, level) {
-  return kind === 'bot' ? `${level} bot ${i + 1}` : t('form.player', { n: i + 1 });
-}
-
-function seatRow(i, levels) {
+function seatRow(i, levels, bots) {
   const kind = h('select', { id: `seat-${i}-kind`, class: 'seat-kind' },
     h('option', { value: 'human', selected: i === 0 }, i === 0 ? t('form.you') : t('form.person')),
     h('option', { value: 'bot', selected: i !== 0 }, t('form.bot')));
   const name = h('input', { id: `seat-${i}-name`, maxlength: 40, autocomplete: 'off' });
-  const level = h('select', { id: `seat-${i}-level`, class: 'seat-level' }, levels.map((l) => h('option', { value: l, selected: l === 'greedy' }, t(`level.${l}`).startsWith('⟦') ? l : t(`level.${l}`))));
+  const level = h('select', { id: `seat-${i}-level`, class: 'seat-level' },
+    h('optgroup', { class: 'house', label: t('form.houseBots') },
+      levels.map((l) => h('option', { value: l, selected: l === DEFAULT_LEVEL }, t(`level.${l}`).startsWith('⟦') ? l : t(`level.${l}`)))));
   const levelField = h('span', { class: 'level-field' }, h('label', { for: `seat-${i}-level` }, t('form.level')), ' ', level);
   const sync = () => {
     levelField.hidden = kind.value !== 'bot';
-    name.placeholder = defaultName(i, kind.value, level.value);
+    name.placeholder = defaultName(i, kind.value, level.value, level.selectedOptions[0]?.dataset.bot);
   };
   kind.addEventListener('change', sync);
   level.addEventListener('change', sync);
+  offerBots(level, bots);
   sync();
   return h('li', { class: 'seat-row', 'data-seat': i },
     h('label', { for: `seat-${i}-kind` }, t('form.player', { n: i + 1 })), kind, ' ',
@@ -108,9 +92,11 @@ function readSeats(form, count) {
   const seats = [];
   for (let i = 0; i < count; i += 1) {
     const kind = form.querySelector(`#seat-${i}-kind`).value;
-    const level = form.querySelector(`#seat-${i}-level`).value;
-    const seat = { kind, name: form.querySelector(`#seat-${i}-name`).value.trim() || defaultName(i, kind, level) };
-    if (kind === 'bot') seat.level = level;
+    const choice = form.querySelector(`#seat-${i}-level`);
+    const { bot } = choice.selectedOptions[0]?.dataset ?? {};
+    const seat = { kind, name: form.querySelector(`#seat-${i}-name`).value.trim() || defaultName(i, kind, choice.value, bot) };
+    if (kind === 'bot' && bot) seat.bot = bot;
+    else if (kind === 'bot') seat.level = choice.value;
     seats.push(seat);
   }
   return seats;
@@ -136,16 +122,29 @@ async function home() {
   const alert = h('p', { class: 'alert', role: 'alert', id: 'create-error' });
   const submit = h('button', { type: 'submit', id: 'create', class: 'primary' }, t('form.create'));
   const chosen = () => games.find((g) => g.id === gameSelect.value);
+  // the registered bots of each game, read once per form (none offered while they load or cannot be read)
+  const botsOf = new Map();
+  let bots = [];
 
   const drawSeats = () => {
     const game = chosen();
     const count = Math.max(game.players.min, Math.min(game.players.max, Number(players.value) || DEFAULT_PLAYERS));
     const before = seatList.children.length;
     while (seatList.children.length > count) seatList.lastElementChild.remove();
-    for (let i = before; i < count; i += 1) seatList.append(seatRow(i, game.bot_levels));
+    for (let i = before; i < count; i += 1) seatList.append(seatRow(i, game.bot_levels, bots));
+  };
+  const drawBots = async (game) => {
+    if (!botsOf.has(game)) botsOf.set(game, registeredBots(game).catch(() => { botsOf.delete(game); return []; }));
+    const found = await botsOf.get(game);
+    if (gameSelect.value !== game) return; // another game was chosen meanwhile
+    bots = found;
+    for (const select of seatList.querySelectorAll('.seat-level')) offerBots(select, bots);
   };
   const drawGame = () => {
     const game = chosen();
+    bots = [];
+    for (const select of seatList.querySelectorAll('.seat-level')) offerBots(select, bots);
+    drawBots(game.id);
     players.min = String(game.players.min);
     players.max = String(game.players.max);
     const count = Math.max(game.players.min, Math.min(game.players.max, Number(players.value) || DEFAULT_PLAYERS));
@@ -225,9 +224,11 @@ function header() {
   document.querySelector('.brand').textContent = t('app.title');
   const nav = document.querySelector('.top nav');
   nav.setAttribute('aria-label', t('nav.main'));
-  const [newGame, replays] = nav.querySelectorAll('a');
+  const [newGame, replays, matches, ladder] = nav.querySelectorAll('a');
   newGame.textContent = t('nav.newGame');
   replays.textContent = t('nav.replays');
+  matches.textContent = t('nav.matches');
+  ladder.textContent = t('nav.ladder');
   let select = document.getElementById('language');
   if (!select) {
     select = h('select', { id: 'language' }, Object.entries(LANGUAGES).map(([code, name]) => h('option', { value: code, lang: code }, name)));

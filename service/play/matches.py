@@ -1,0 +1,379 @@
+"""Matches on duplicate deals (rules C-8, shared/API.md "Matches"): any entrants, house levels, plug-in levels or
+registered bots, play the same deals with their seats rotated, so that luck cancels.
+
+A match's games are ordinary games (replay, audit, disputes and the archive work on them) with ids of their own,
+`<match id>-<deal>-<rotation>`, so a game is never started twice for one (deal, rotation): a second start finds
+the id taken. The games of one deal run one after another, deals in parallel up to MATCH_DEALS_AT_ONCE
+(default 4). `advance` starts what is due and finishes the match when every game has finished: it runs when a
+match is created, whenever one of its games ends (GameService.when_ended, in the process that ended it) and on
+every reconciler pass for every running match (workers/reconcile.py), so a lost step is repaired within seconds
+and a match never stalls.
+
+Until every game of a deal has finished, its games show nothing but each seat's own view (`check_open`: 403
+`deal_in_play`): their cards are those of games still to be played. The match's seed and nonce are shown once
+it has finished.
+
+Settings (environment): MATCH_DEALS_AT_ONCE, MATCHES_PER_CLIENT (running matches one client may have, default
+2; 0: no limit) and MATCHES_RUNNING_MAX (running matches in all, default 20).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from domain import engine
+from domain.bots import levels_for
+from domain.duplicate_deals import DealGame, deal_scores, deal_seed, hands_of, match_commitment, results, seating
+from domain.errors import DomainError
+from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
+from domain.verify import MATCH_FORMAT
+from service.play.bot_turns import rfc3339
+from service.play.errors import BadBotSeat, BadMatch, DealInPlay, GameNotFound, MatchesFull, MatchNotFound
+from service.play.game_history import GameHistory
+from service.play.game_service import GameService
+from service.play.loaded_game import LoadedGame, MatchPlace
+from service.play.ports import Embargo, MatchBook
+from service.play.settings import whole_setting
+from service.storage.outcomes import GameExists
+
+log = logging.getLogger(__name__)
+DEALS_RANGE = (1, 1000)
+DEALS_AT_ONCE = 4
+MATCHES_PER_CLIENT = 2
+MATCHES_RUNNING_MAX = 20
+PAGE_MAX = 100
+SECONDS_A_GAME = 5  # what a deal's game left is thought to take, for a refusal's Retry-After
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSettings:
+    """The operator's bounds on matches."""
+
+    deals_at_once: int = DEALS_AT_ONCE
+    per_client: int = MATCHES_PER_CLIENT
+    running_max: int = MATCHES_RUNNING_MAX
+
+
+def settings_from_env(environ: Mapping[str, str] = os.environ) -> MatchSettings:
+    """MATCH_DEALS_AT_ONCE (at least 1), MATCHES_PER_CLIENT and MATCHES_RUNNING_MAX: whole numbers."""
+    return MatchSettings(
+        whole_setting(environ, "MATCH_DEALS_AT_ONCE", DEALS_AT_ONCE, 1, unit="deals"),
+        whole_setting(environ, "MATCHES_PER_CLIENT", MATCHES_PER_CLIENT, unit="matches"),
+        whole_setting(environ, "MATCHES_RUNNING_MAX", MATCHES_RUNNING_MAX, 1, unit="matches"),
+    )
+
+
+def label_of(entrant: Mapping[str, Any]) -> str:
+    """An entrant's name in results and the ladder: its level, or `bot:<name>` for a registered bot."""
+    return f"bot:{entrant['bot']}" if "bot" in entrant else str(entrant["level"])
+
+
+def scores_by_deal(count: int, played: Sequence[DealGame]) -> list[list[float] | None]:
+    """Each deal's scores by entrant (C-8), in deal order; None for a deal with a game of no hand scored."""
+    scored = deal_scores(count, played)
+    deals = 1 + max((game.deal for game in played), default=-1)
+    return [scored.get(deal) for deal in range(deals)]
+
+
+def game_id_of(match_id: str, deal: int, rotation: int) -> str:
+    """The id of the match's game of (deal, rotation): one id, so one game, for each."""
+    return f"{match_id}-{deal}-{rotation}"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Matches:
+    """The match use cases: create, advance, read, list, the record; the refusal of a deal still in play."""
+
+    def __init__(
+        self,
+        store: MatchBook,
+        games: GameService,
+        history: GameHistory,
+        embargo: Embargo,
+        settings: MatchSettings = MatchSettings(),  # frozen: one shared default is fine
+        clock_ms: Callable[[], int] = now_ms,
+    ) -> None:
+        """`embargo`: where the games of deals still in play are kept closed."""
+        self.store = store
+        self.embargo = embargo
+        self.games = games
+        self.history = history
+        self.settings = settings
+        self.clock_ms = clock_ms
+
+    # ------------------------------------------------------------ create
+
+    def create(
+        self,
+        game: str,
+        entrants: Sequence[Mapping[str, Any]],
+        deals: int,
+        options: Mapping[str, Any],
+        seed: str | None = None,
+        client: str = "",
+    ) -> dict[str, Any]:
+        """Check and store a new match, start its first games; its view (BadMatch naming the field,
+        MatchesFull)."""
+        self._check(game, entrants, deals, options, seed)
+        self._admit(client)
+        match_id = secrets.token_urlsafe(9)
+        match_seed, nonce = seed or new_server_seed(), new_nonce()
+        created = self.clock_ms()
+        fields = {
+            "id": match_id,
+            "game": game,
+            "options": dict(options),
+            "entrants": [dict(entrant) for entrant in entrants],
+            "deals": deals,
+            "seed": match_seed,
+            "nonce": nonce,
+            "seed_commitment": match_commitment(match_seed, nonce),
+            "status": "running",
+            "created_at": created,
+            "client": client,
+        }
+        if not self.store.create(match_id, fields, created):
+            raise MatchesFull("could not allocate a match id; try again", per_client=False)
+        self.advance(match_id)
+        return self.view(match_id)
+
+    def _check(
+        self, game: str, entrants: Sequence[Mapping[str, Any]], deals: int, options: Mapping[str, Any], seed: str | None
+    ) -> None:
+        if engine.registered(game) is None:
+            raise BadMatch(f"game: no game {game!r} in the catalog")
+        low, high = DEALS_RANGE
+        if not low <= deals <= high:
+            raise BadMatch(f"deals: {low} to {high}, not {deals}")
+        if seed is not None and not is_valid_seed(seed):
+            raise BadMatch("seed: 1 to 128 printable ASCII characters (C-4)")
+        levels = levels_for(game)
+        for index, entrant in enumerate(entrants):
+            if ("level" in entrant) == ("bot" in entrant):
+                raise BadMatch(f"entrants.{index}: names either a `level` or a `bot`")
+            if "level" in entrant and entrant["level"] not in levels:
+                raise BadMatch(f"entrants.{index}: no level {entrant['level']!r} plays {game} (levels: {list(levels)})")
+        labels = [label_of(entrant) for entrant in entrants]
+        if len(set(labels)) != len(labels):
+            raise BadMatch("entrants: each entrant at most once")
+        try:
+            engine.make_config(game, len(entrants), options, "check", limits=self.games.event_limits)
+        except DomainError as error:
+            field = "entrants" if "player" in error.detail.lower() else "options"
+            raise BadMatch(f"{field}: {error.detail}") from error
+        requests = [{"kind": "bot", "bot": entrant["bot"]} for entrant in entrants if "bot" in entrant]
+        if requests:
+            if self.games.bots is None:
+                raise BadMatch("entrants: this service seats no registered bots")
+            try:
+                self.games.bots.check_seats(game, requests)
+            except BadBotSeat as error:
+                raise BadMatch(error.detail.replace("seats:", "entrants:", 1)) from error
+
+    def _admit(self, client: str) -> None:
+        """MatchesFull when the operator's bounds on running matches are reached."""
+        running = self.store.running()
+        if len(running) >= self.settings.running_max:
+            raise MatchesFull(f"at most {self.settings.running_max} matches run at once; try later", per_client=False)
+        if self.settings.per_client:
+            mine = sum(1 for match_id in running if (self.store.meta(match_id) or {}).get("client") == client)
+            if mine >= self.settings.per_client:
+                limit = self.settings.per_client
+                raise MatchesFull(f"at most {limit} running matches per client; try when one ends", per_client=True)
+
+    # ------------------------------------------------------------ running
+
+    def advance(self, match_id: str) -> int:
+        """Start the match's games that are due and finish it once all have; the number of games started.
+        Safe to run at any time, from any process, any number of times."""
+        meta = self.store.meta(match_id)
+        if meta is None:
+            raise MatchNotFound(match_id)
+        if meta["status"] != "running":
+            self.store.index_finished(match_id, meta["game"], int(meta["finished_at"]))
+            return 0
+        entrants, deals = _json(meta["entrants"]), int(meta["deals"])
+        count = len(entrants)
+        states = self._refreshed(match_id, self.store.game_states(match_id))
+        finished = {key for key, state in states.items() if state == "finished"}
+        for deal in {deal for deal, _ in finished}:
+            if all((deal, rotation) in finished for rotation in range(count)):
+                self.embargo.lift([game_id_of(match_id, deal, rotation) for rotation in range(count)])
+        if len(finished) == deals * count:
+            self._finish(match_id, meta, entrants)
+            return 0
+        return self._start_due(match_id, meta, entrants, deals, states)
+
+    def _refreshed(self, match_id: str, states: dict[tuple[int, int], str]) -> dict[tuple[int, int], str]:
+        """The games' states, with each game noted as started looked at afresh (it may have ended, or never
+        been stored: a start whose process stopped between the note and the game)."""
+        for (deal, rotation), state in list(states.items()):
+            if state != "started":
+                continue
+            try:
+                loaded = self.games.load(game_id_of(match_id, deal, rotation))
+            except GameNotFound:
+                del states[(deal, rotation)]
+                continue
+            if loaded.snap.finished:
+                self.store.note_game(match_id, deal, rotation, "finished")
+                states[(deal, rotation)] = "finished"
+        return states
+
+    def _start_due(
+        self,
+        match_id: str,
+        meta: Mapping[str, str],
+        entrants: list[dict[str, Any]],
+        deals: int,
+        states: Mapping[tuple[int, int], str],
+    ) -> int:
+        """Start each deal's next game once the one before it has finished, at most `deals_at_once` deals at once."""
+        count = len(entrants)
+        playing = {deal for (deal, _), state in states.items() if state == "started"}
+        begun = {deal for deal, _ in states}
+        started = 0
+        for deal in range(deals):
+            rotation = sum(1 for r in range(count) if states.get((deal, r)) == "finished")
+            if rotation == count or deal in playing:
+                continue
+            if deal not in begun and len(playing) >= self.settings.deals_at_once:
+                break
+            self._start(match_id, meta, entrants, deal, rotation)
+            playing.add(deal)
+            started += 1
+        return started
+
+    def _start(
+        self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]], deal: int, rotation: int
+    ) -> None:
+        """Game `rotation` of `deal`, seated by C-8 and dealt from the deal's seed: noted, then stored."""
+        self.store.note_game(match_id, deal, rotation, "started")
+        self.embargo.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
+        seats = [{"kind": "bot", **entrant, "name": label_of(entrant)} for entrant in seating(entrants, rotation)]
+        try:
+            self.games.create_game(
+                meta["game"],
+                seats,
+                _json(meta["options"]),
+                seed=deal_seed(meta["seed"], deal),
+                game_id=game_id_of(match_id, deal, rotation),
+                place=MatchPlace(match_id, deal, rotation),
+            )
+        except GameExists:
+            log.info("match %s: the game of deal %s, rotation %s was started already", match_id, deal, rotation)
+
+    def _finish(self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]]) -> None:
+        """Every game has finished: the results and the deal scores (the ladder's input), from the games'
+        records, and the match finished (once: a second finish, in this process or another, keeps the first's)."""
+        game = engine.get_game(meta["game"])
+        played = []
+        for deal in range(int(meta["deals"])):
+            for rotation in range(len(entrants)):
+                record = self.history.record(game_id_of(match_id, deal, rotation))
+                played.append(DealGame(deal, rotation, hands_of(record["events"], game.round_scored.__name__)))
+        finished_at = self.clock_ms()
+        labels = [label_of(e) for e in entrants]
+        self.store.finish(match_id, results(labels, played), finished_at, scores_by_deal(len(labels), played))
+        stored = self.store.meta(match_id) or {}
+        self.store.index_finished(match_id, meta["game"], int(stored.get("finished_at", finished_at)))
+
+    def advance_running(self) -> int:
+        """`advance` every running match (a reconciler pass): the games started."""
+        started = 0
+        for match_id in self.store.running():
+            try:
+                started += self.advance(match_id)
+            except Exception:
+                log.exception("could not advance the match %s", match_id)
+        return started
+
+    def game_ended(self, loaded: LoadedGame) -> None:
+        """A game ended in this process: when it is a match's, advance that match now."""
+        if loaded.place is not None:
+            self.store.note_game(loaded.place.match, loaded.place.deal, loaded.place.rotation, "finished")
+            self.advance(loaded.place.match)
+
+    # ------------------------------------------------------------ reading
+
+    def check_open(self, game_id: str) -> None:
+        """DealInPlay while the game is a match's whose deal is still being played (C-8); nothing for others."""
+        closed = self.embargo.embargoed(game_id)
+        if closed is None:
+            return
+        match_id, deal = closed
+        states = self.store.game_states(match_id)
+        left = sum(1 for (d, _), state in states.items() if d == deal and state != "finished")
+        meta = self.store.meta(match_id) or {}
+        left += len(_json(meta.get("entrants", "[]"))) - sum(1 for d, _ in states if d == deal)
+        raise DealInPlay(deal, max(1, left) * SECONDS_A_GAME)
+
+    def view(self, match_id: str) -> dict[str, Any]:
+        """The match as `GET /v1/matches/{id}` shows it (its seed and nonce once it has finished)."""
+        meta = self.store.meta(match_id)
+        if meta is None:
+            raise MatchNotFound(match_id)
+        entrants, deals = _json(meta["entrants"]), int(meta["deals"])
+        states = self.store.game_states(match_id)
+        labels = [label_of(entrant) for entrant in entrants]
+        games = [
+            {
+                "deal": deal,
+                "rotation": rotation,
+                "game_id": game_id_of(match_id, deal, rotation),
+                "status": "finished" if state == "finished" else "active",
+                "seats": list(seating(labels, rotation)),
+            }
+            for (deal, rotation), state in sorted(states.items())
+        ]
+        finished = meta["status"] == "finished"
+        total = deals * len(entrants)
+        out: dict[str, Any] = {
+            "id": match_id,
+            "game": meta["game"],
+            "options": _json(meta["options"]),
+            "entrants": entrants,
+            "deals": deals,
+            "games_total": total,
+            "status": meta["status"],
+            "better": "lower" if engine.get_game(meta["game"]).lowest_wins else "higher",
+            "progress": {
+                "games_finished": sum(g["status"] == "finished" for g in games),
+                "games_total": deals * len(entrants),
+            },
+            "games": games,
+            "results": _json(meta["results"]) if finished else [],
+            "seed_commitment": meta["seed_commitment"],
+            "created_at": rfc3339(int(meta["created_at"])),
+        }
+        if finished:
+            out.update(seed=meta["seed"], nonce=meta["nonce"], finished_at=rfc3339(int(meta["finished_at"])))
+        return out
+
+    def page(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
+        """A page of matches, newest first, each without its games; and the cursor of the next page."""
+        found = self.store.newest(before, min(limit, PAGE_MAX) + 1)
+        shown = [{k: v for k, v in self.view(match_id).items() if k != "games"} for match_id, _ in found[:limit]]
+        return shown, (found[limit - 1][1] if len(found) > limit else None)
+
+    def record(self, match_id: str) -> dict[str, Any]:
+        """The match record (a finished match's): its view and every game's record, to check offline."""
+        view = self.view(match_id)
+        if view["status"] != "finished":
+            raise DealInPlay(None, SECONDS_A_GAME)
+        records = [self.history.record(game["game_id"]) for game in view["games"]]
+        return {"format": MATCH_FORMAT, **view, "records": records}
+
+
+def _json(text: str) -> Any:
+    return json.loads(text)

@@ -1,0 +1,133 @@
+"""Matches in Redis (keys in service/storage/keys.py): a match's header, its games' states and its finished
+deals under the match's hash tag; the indexes of all matches, the running ones and each game's finished ones.
+A match is created, and finished, by one script on its own keys; its place in the indexes is written after
+and put back by the next pass over the running matches (service/play/matches.py) if that write was lost."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from service.storage import keys
+from service.storage.redis_clients import StoreClient
+from service.storage.scripts import store_call, text
+
+# KEYS: meta. ARGV: field/value pairs. Returns 1 if created, 0 if the match exists.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+# KEYS: meta. ARGV: results (JSON), finished_at (ms), deal_scores (JSON; optional). Returns 1 if it finished now,
+# 0 if it had before.
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'finished', 'results', ARGV[1], 'finished_at', ARGV[2])
+if ARGV[3] then redis.call('HSET', KEYS[1], 'deal_scores', ARGV[3]) end
+return 1
+"""
+
+
+class MatchStore:
+    """Matches in Redis: create, read, note their games and finished deals, finish, list."""
+
+    def __init__(self, client: StoreClient) -> None:
+        self._redis = client
+        self._create = client.register_script(_CREATE)
+        self._finish = client.register_script(_FINISH)
+
+    def create(self, match_id: str, fields: Mapping[str, Any], created_ms: int) -> bool:
+        """Store a new match (its header `fields`, JSON for what is not text) as running; False if the id is taken."""
+        pairs = [str(part) for item in _texts(fields).items() for part in item]
+        created = bool(store_call(self._create, keys=[keys.match_key(match_id, "meta")], args=pairs))
+        if created:
+            self.index_running(match_id, created_ms)
+        return created
+
+    def index_running(self, match_id: str, created_ms: int) -> None:
+        """The match in the list of all matches and of the running ones."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.MATCHES_ALL_KEY, {match_id: created_ms})
+            pipe.zadd(keys.MATCHES_RUNNING_KEY, {match_id: created_ms})
+            store_call(pipe.execute)
+
+    def meta(self, match_id: str) -> dict[str, str] | None:
+        """The match's header as stored (texts), None when there is no such match."""
+        stored = store_call(self._redis.hgetall, keys.match_key(match_id, "meta"))
+        return {text(k): text(v) for k, v in stored.items()} if stored else None
+
+    def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
+        """Each started game's state (`started`, `finished`) by (deal, rotation)."""
+        stored = store_call(self._redis.hgetall, keys.match_key(match_id, "games"))
+        states = {}
+        for field, state in stored.items():
+            deal, _, rotation = text(field).partition(":")
+            states[(int(deal), int(rotation))] = text(state)
+        return states
+
+    def note_game(self, match_id: str, deal: int, rotation: int, state: str) -> None:
+        """Note a game of the match as `started` or `finished`."""
+        store_call(self._redis.hset, keys.match_key(match_id, "games"), f"{deal}:{rotation}", state)
+
+    def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
+        """Mark the match finished with its results (and its deal scores, for the ladder), unless it was already;
+        True if it finished now."""
+        args = [json.dumps(results, separators=(",", ":")), finished_ms]
+        if deal_scores is not None:
+            args.append(json.dumps(deal_scores, separators=(",", ":")))
+        return bool(store_call(self._finish, keys=[keys.match_key(match_id, "meta")], args=args))
+
+    def index_finished(self, match_id: str, game: str, finished_ms: int) -> None:
+        """The match among `game`'s finished matches (the ladder's order), and no longer running."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.matches_finished(game), {match_id: finished_ms})
+            pipe.zrem(keys.MATCHES_RUNNING_KEY, match_id)
+            store_call(pipe.execute)
+
+    def running(self) -> list[str]:
+        """The running matches' ids, oldest first."""
+        return [text(member) for member in store_call(self._redis.zrange, keys.MATCHES_RUNNING_KEY, 0, -1)]
+
+    def newest(self, before: float | None, count: int) -> list[tuple[str, float]]:
+        """At most `count` matches created before `before` (ms; all without), newest first, with their times."""
+        top = f"({before}" if before is not None else "+inf"
+        found = store_call(
+            self._redis.zrevrangebyscore, keys.MATCHES_ALL_KEY, top, "-inf", start=0, num=count, withscores=True
+        )
+        return [(text(member), float(score)) for member, score in found]
+
+    def finished_of(self, game: str) -> list[str]:
+        """The finished matches of `game`, in the order they finished (ties by id)."""
+        found = store_call(self._redis.zrange, keys.matches_finished(game), 0, -1, withscores=True)
+        return [text(member) for member, _ in sorted(found, key=lambda item: (float(item[1]), text(item[0])))]
+
+
+class MatchEmbargo:
+    """The games of a match whose deal is still being played (one hash, `matches:embargo`): closed to all but
+    their seats' own views (C-8)."""
+
+    def __init__(self, client: StoreClient) -> None:
+        self._redis = client
+
+    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
+        """The game is closed to all but its seats' own views until its deal is done."""
+        store_call(self._redis.hset, keys.MATCHES_EMBARGO_KEY, game_id, f"{match_id}:{deal}")
+
+    def lift(self, game_ids: Sequence[str]) -> None:
+        """These games' deal is done: they open to everyone."""
+        if game_ids:
+            store_call(self._redis.hdel, keys.MATCHES_EMBARGO_KEY, *game_ids)
+
+    def embargoed(self, game_id: str) -> tuple[str, int] | None:
+        """The match and deal of a game closed until its deal is done; None for a game that is open."""
+        found = store_call(self._redis.hget, keys.MATCHES_EMBARGO_KEY, game_id)
+        if found is None:
+            return None
+        match_id, _, deal = text(found).rpartition(":")
+        return match_id, int(deal)
+
+
+def _texts(fields: Mapping[str, Any]) -> dict[str, str]:
+    return {key: value if isinstance(value, str) else json.dumps(value) for key, value in fields.items()}
