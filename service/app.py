@@ -115,6 +115,10 @@ def create_app(
     )
     ratelimit.init_app(app, services.store_client)
     bots_api.init_app(app)
+    try:  # bots registered before their tokens were indexed find their turns (one script, a few ms)
+        services.storage.bots.index_tokens()
+    except StoreUnavailable as error:
+        log.warning("the bots' tokens were not indexed at start (the event store is away): %s", error)
     depths = services.dispatcher.queue_depths if isinstance(services.dispatcher, RQDispatcher) else dict
     app.extensions["scrape_time_metrics"] = metrics.ScrapeTimeCollector(services.storage.counts.game_counts, depths)
 

@@ -164,6 +164,9 @@ class BotBook(Protocol):
     def name_of_token(self, digest: str) -> str | None:
         """The name of the bot whose token has this digest, if any."""
 
+    def index_tokens(self) -> int:
+        """Index every bot's token the token index lacks; how many were added."""
+
     def count(self, name: str, field: str, by: int) -> None:
         """Add `by` to one of the bot's counts: `playing`, `played` or `timeouts`."""
 

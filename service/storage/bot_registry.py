@@ -35,6 +35,17 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 return 1
 """
 
+# KEYS: names, tokens. ARGV: the bot hash's key prefix. Indexes every bot's token digest that the index
+# lacks (bots registered before the index was kept); returns how many it added.
+_INDEX_TOKENS = """
+local added = 0
+for _, name in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local digest = redis.call('HGET', ARGV[1] .. name, 'token')
+  if digest then added = added + redis.call('HSETNX', KEYS[2], digest, name) end
+end
+return added
+"""
+
 COUNTED = ("playing", "played", "timeouts")  # a bot's counts, kept in its hash
 
 
@@ -47,6 +58,7 @@ class BotRegistry:
         self._redis = client
         self._register = client.register_script(_REGISTER)
         self._rotate = client.register_script(_ROTATE)
+        self._index_tokens = client.register_script(_INDEX_TOKENS)
         self._before_register = before_register
 
     def register(self, bot: Mapping[str, Any], digest: str, cap: int) -> str:
@@ -84,6 +96,12 @@ class BotRegistry:
     def replace_token(self, name: str, current: str, new: str) -> bool:
         """Put the digest `new` in place of `current`; False when `current` is not the bot's digest now."""
         return bool(store_call(self._rotate, keys=[keys.bot(name), keys.BOT_TOKENS_KEY], args=[current, new, name]))
+
+    def index_tokens(self) -> int:
+        """Put in the token index every bot's token that it lacks (a bot registered before it was kept, whose
+        token would find no turns otherwise); how many were added."""
+        prefix = keys.bot("")
+        return int(store_call(self._index_tokens, keys=[keys.BOT_NAMES_KEY, keys.BOT_TOKENS_KEY], args=[prefix]))
 
     def name_of_token(self, digest: str) -> str | None:
         """The name of the bot whose token has this digest, if any."""

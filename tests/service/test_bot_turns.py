@@ -318,3 +318,18 @@ def test_a_turn_found_before_its_append_lands_is_handed_out_as_soon_as_it_has(
     assert get_turns(client, token) == []
     monkeypatch.setattr(turns.repository, "load", real_load)  # the append has landed
     assert [turn["version"] for turn in get_turns(client, token)] == [now.version]
+
+
+def test_a_bot_registered_before_tokens_were_indexed_gets_its_turns_once_the_app_has_started(
+    fake_redis: fakeredis.FakeRedis, dispatcher: RecordingDispatcher
+) -> None:
+    """A registration kept before the token index existed (its token in the bot's hash only): a new API process
+    indexes it at start, so the bot's token finds its turns."""
+    from service.app import create_app
+
+    client = create_app({"TESTING": True}, redis_client=fake_redis, dispatcher=dispatcher).test_client()
+    token = registered(client)["token"]
+    fake_redis.delete(keys.BOT_TOKENS_KEY)  # as a store written before the index was kept
+    assert_problem(client.get("/v1/bots/me/turns", headers=auth(token)), 401, "unauthorized")
+    restarted = create_app({"TESTING": True}, redis_client=fake_redis, dispatcher=dispatcher).test_client()
+    assert restarted.get("/v1/bots/me/turns", headers=auth(token)).status_code == 200
