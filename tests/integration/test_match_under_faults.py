@@ -109,7 +109,7 @@ def test_a_100_deal_golf_match_survives_a_killed_worker_and_its_record_verifies(
             str(rebuilt),
         ]
         subprocess.run(command, cwd=ROOT, check=True, timeout=300)
-        assert rebuilt.read_text(encoding="utf-8") == serialized(ladders), "the rebuild is the served ladder"
+        assert rebuilt.read_text(encoding="utf-8") == serialized(ladders) + "\n", "the rebuild is the served ladder"
     finally:
         if bridge is not None:
             bridge.send_signal(signal.SIGTERM)
