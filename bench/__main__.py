@@ -17,7 +17,21 @@ from pathlib import Path
 import redis
 from rich.console import Console
 
-from bench import actions, bots, experts, fold, length, memory, openloop, reads, reconcile, remote, report, watchers
+from bench import (
+    actions,
+    bots,
+    experts,
+    fold,
+    length,
+    matches,
+    memory,
+    openloop,
+    reads,
+    reconcile,
+    remote,
+    report,
+    watchers,
+)
 from bench.procs import ROOT, Processes, Server, processes, stream_workers_default
 from service.bootstrap import game_history, game_service
 from service.play.game_service import GameService
@@ -27,12 +41,14 @@ from service.storage.turn_queue import RQDispatcher
 APP = "service.app:create_app()"
 FLOOR_APP = "bench.floor_app:create_app()"
 STREAM_PRIORITY = "idle"  # SCHED_IDLE, as scripts/run.sh starts it
+MATCHES_TITLE = "a match's turns through the workers against simulate, and the open loop beside a 200-deal match ..."
 REMOTE_TITLE = "registered bots: a turn to a waiting long-poll, and bridges playing over HTTP ..."
 
 
 def run(console: Console, folder: Path) -> list[report.Figure]:
-    """Every figure, in the order of the issue: fold, actions (closed and open loop), registered bots, cost
-    against length, bots, the reconciler, memory."""
+    """Every figure, in the order of the issue: fold, actions (closed and open loop), matches, registered bots,
+    cost against length, bots, the reconciler, memory. The matches come before the registered bots: their
+    workers would play the bridges' games' turns at their deadlines."""
     with processes(folder) as procs:
         raw, store, service = _store_and_service(procs)
         console.print(f"redis-server at {procs.redis_url}, logs in {folder}")
@@ -58,6 +74,12 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
             "2,500 watchers held ..."
         )
         open_figures = openloop.figures(app, rps_c16, stream, procs.redis_pid)
+        console.print(MATCHES_TITLE)
+        match_figures = [  # the open loop alone is measured again beside the match: the floor of its figure
+            figure
+            for figure in matches.figures(procs, app, stream, store.events, rps_c16)
+            if figure.name != "actions_p99_ms_open50"
+        ]
         console.print(REMOTE_TITLE)
         remote_figures = remote.figures(procs, app, stream, store.events, bot_figure.value)
         console.print("the cost of an action at 10, 1,000 and 5,000 events ...")
@@ -69,6 +91,7 @@ def run(console: Console, folder: Path) -> list[report.Figure]:
         *fold_figures,
         *action_figures,
         *open_figures,
+        *match_figures,
         *remote_figures,
         *watcher_figures,
         *length_figures,
@@ -127,6 +150,16 @@ def run_remote_only(console: Console, folder: Path, rate: float) -> list[report.
     return [bot_figure, turns, dispatch, *open_figures]
 
 
+def run_matches_only(console: Console, folder: Path, rate: float) -> list[report.Figure]:
+    """Only the matches' figures (`python -m bench --only matches`), the open loop at `rate` actions a second."""
+    with processes(folder) as procs:
+        _, store, _ = _store_and_service(procs)
+        app = procs.start_gunicorn(APP, "api")
+        stream = start_stream_tier(procs)
+        console.print(MATCHES_TITLE)
+        return matches.figures(procs, app, stream, store.events, rate / openloop.SHARE)
+
+
 def run_watchers_only(console: Console, folder: Path) -> list[report.Figure]:
     """Only the watcher figure (`python -m bench --only watchers`): a quicker loop while working on it."""
     with processes(folder) as procs:
@@ -164,7 +197,7 @@ def _store_and_service(procs: Processes) -> tuple[redis.Redis, RedisStore, GameS
     return raw, store, game_service(store, RQDispatcher(raw))
 
 
-ONLY_PARTS = ("watchers", "openloop", "reads", "actions", "remote")  # what `--only` may measure alone
+ONLY_PARTS = ("watchers", "openloop", "reads", "actions", "remote", "matches")  # what `--only` may measure alone
 
 
 def _raise_file_limit() -> None:
@@ -182,7 +215,7 @@ def main() -> None:
     )
     parser.add_argument("--only", choices=ONLY_PARTS, help="measure only these figures")
     parser.add_argument(
-        "--rate", type=float, default=150.0, help="with --only openloop or remote: actions offered a second"
+        "--rate", type=float, default=150.0, help="with --only openloop, remote or matches: actions offered a second"
     )
     args = parser.parse_args()
     _raise_file_limit()
@@ -199,6 +232,8 @@ def main() -> None:
             figures = run_openloop_only(console, Path(folder), args.rate)
         elif args.only == "remote":
             figures = run_remote_only(console, Path(folder), args.rate)
+        elif args.only == "matches":
+            figures = run_matches_only(console, Path(folder), args.rate)
         else:
             figures = run(console, Path(folder))
     report.print_table(figures, console)

@@ -20,6 +20,9 @@ the action client's event loop would delay the timed actions in the client, not 
 of the watchers: 500 on `GET /v1/bots/me/turns?wait=30` (each asking again when answered) and 500 on
 `GET /v1/bots/me/stream`, each a bot of its own with no turn due, held by a process of their own as the
 watchers are (bots run on their owners' hosts).
+
+`actions_p99_ms_open50_match`: the same, while a match of house bots (bench/matches.py) is played by the RQ
+workers the caller started, from its first game finished on.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ LONG_POLLS = 500
 HEALTH_RATE = 20.0
 BOT_POLLS = 500  # registered bots waiting on a turns long-poll ...
 BOT_STREAMS = 500  # ... and on their turn streams, none with a turn due
-CROWDS = ("bots", "watchers")  # what the actions are measured beside, after alone
+CROWDS = ("bots", "watchers")  # what the actions are measured beside, after alone (and "match", when asked)
 WATCHER_NICE = 19  # the watchers' (and waiting bots') own client process: they are on other hosts
 SETTLE = 30.0  # at most this long for the last events to reach the watchers
 P99_TARGET = Target("<", 20, on="value", unit="ms")
@@ -402,6 +405,7 @@ class Measured:
     alone: list[float]  # action latencies without a crowd (s)
     watchers: Crowded | None = None  # with the watchers held
     bots: Crowded | None = None  # with the registered bots waiting
+    match: Crowded | None = None  # while a match is played
 
 
 class CpuProfile:
@@ -464,11 +468,38 @@ async def bots_gone(port: int, timeout: float = DRAIN_SECONDS) -> None:
         await conn.close()
 
 
+async def _beside_match(
+    conns: Connections, rate: float, games: list[Game], pids: dict[str, int], match: dict[str, Any]
+) -> Crowded:
+    """The actions at `rate` while the match `match` (the body of POST /v1/matches) is played, once its first
+    game has finished (the workers are at it); `found`: its games finished meanwhile, and its games in all."""
+    path = f"/v1/matches/{(await conns.json('POST', '/v1/matches', match))['id']}"
+    deadline = time.perf_counter() + 120
+    while (progress := (await conns.json("GET", path))["progress"])["games_finished"] < 1:
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"{path}: no game finished within 120 s (are the workers running?)")
+        await asyncio.sleep(0.2)
+    cpu, wall = time.process_time(), time.perf_counter()
+    profile = CpuProfile(pids)
+    latencies = await offer(rate, SECONDS, action_sender(games))
+    crowded = Crowded(latencies, int(match["deals"]), [], profile.summary())
+    crowded.client_cpu = (time.process_time() - cpu) / (time.perf_counter() - wall)
+    after = (await conns.json("GET", path))["progress"]
+    crowded.found = (after["games_finished"] - progress["games_finished"], after["games_total"])
+    return crowded
+
+
 async def _measure(
-    port: int, rate: float, stream_port: int, pids: dict[str, int], crowds: tuple[str, ...] = CROWDS
+    port: int,
+    rate: float,
+    stream_port: int,
+    pids: dict[str, int],
+    crowds: tuple[str, ...] = CROWDS,
+    match: dict[str, Any] | None = None,
 ) -> Measured:
     """Actions at `rate` alone, then beside each of `crowds` on the stream tier, each held by a process of its
-    own: the registered bots waiting (`bots`), the watchers with /healthz asked (`watchers`)."""
+    own: the registered bots waiting (`bots`), the watchers with /healthz asked (`watchers`); or the match
+    `match` played (`match`)."""
     conns = Connections(port)
     games: list[Game] = []
     for first in range(0, POOL, 25):  # a few at a time, as players arrive
@@ -486,19 +517,28 @@ async def _measure(
         watching = WatcherProcess(stream_port, [(game.id, int(game.view["version"])) for game in games])
         found.watchers = await _beside(watching, rate, games, pids, health_port=port)
         found.watchers.found = watching.finish({game.id: int(game.view["version"]) for game in games})
+    if "match" in crowds and match is not None:
+        found.match = await _beside_match(conns, rate, games, pids, match)
     await conns.close()
     return found
 
 
 def figures(
-    api: Server, rps_c16: float, stream: Server, redis_pid: int, crowds: tuple[str, ...] = CROWDS
+    api: Server,
+    rps_c16: float,
+    stream: Server,
+    redis_pid: int,
+    crowds: tuple[str, ...] = CROWDS,
+    more_pids: dict[str, int] | None = None,
+    match: dict[str, Any] | None = None,
 ) -> list[Figure]:
     """actions_p99_ms_open50, and beside each of `crowds` on the stream tier: with registered bots waiting
     (`bots`), the action p99; with watchers held (`watchers`), the watchers served, action and /healthz p99,
-    and where the CPU went."""
+    and where the CPU went; while the match `match` (a POST /v1/matches body) is played (`match`: by workers
+    the caller started, `more_pids` among the processes profiled), the action p99."""
     rate = SHARE * rps_c16
-    pids = {"API": api.pid, "stream tier": stream.pid, "Redis": redis_pid}
-    found = asyncio.run(_measure(api.port, rate, stream.port, pids, crowds))
+    pids = {"API": api.pid, "stream tier": stream.pid, "Redis": redis_pid, **(more_pids or {})}
+    found = asyncio.run(_measure(api.port, rate, stream.port, pids, crowds, match))
     p99 = percentile(found.alone, 0.99) * 1000
     p50 = percentile(found.alone, 0.5) * 1000
     load = os.getloadavg()[0]
@@ -512,7 +552,24 @@ def figures(
         out.append(_bots_figure(found.bots, p99, tier))
     if found.watchers is not None:
         out += _watcher_figures(found.watchers, p99, tier)
+    if found.match is not None:
+        out.append(_match_figure(found.match, p99))
     return out
+
+
+def _match_figure(match: Crowded, alone_p99: float) -> Figure:
+    finished, total = match.found
+    return Figure(
+        "actions_p99_ms_open50_match",
+        percentile(match.latencies, 0.99) * 1000,
+        "ms",
+        alone_p99,
+        Target("<=", 1.5),
+        f"same rate, while a {match.opened}-deal match is played by the RQ workers: {finished} of its {total} "
+        f"games finished in the window; floor: actions_p99_ms_open50; "
+        f"p50 {percentile(match.latencies, 0.5) * 1000:.1f} ms; action client {match.client_cpu:.0%} of a core; "
+        f"load {os.getloadavg()[0]:.1f}; {match.profile}",
+    )
 
 
 def _bots_figure(bots: Crowded, alone_p99: float, tier: str) -> Figure:

@@ -1,0 +1,134 @@
+"""Matches (issue 38): a match's turns through the service against `simulate --duplicate` on as many deals, and
+the open loop's actions while a long match runs.
+
+`match_turns_per_s`: a Golf match (one round) of four greedy entrants, played by the RQ workers as `make run`
+starts them (BOT_WORKERS of them), its games' moves (records with a seat as actor) over the span from its first
+move to its last: the match's own pacing (a deal's games one after another, MATCH_DEALS_AT_ONCE deals at once)
+is part of it. Floor: `python -m workers.simulate --duplicate --jobs J` (J = BOT_WORKERS) on the same number of
+deals, in the same run. `simulate` cannot take the match's deal seeds (C-8: HMAC of the match seed; it seeds deal
+d with `<prefix>-<d>`), so the two play as many deals of the same game, not the same deals: turns a second do not
+hang on which cards are dealt beyond the games' lengths, which the note gives for both.
+
+`actions_p99_ms_open50_match`: the open loop (bench/openloop.py) while a 200-deal match keeps the workers busy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from bench import openloop
+from bench.bots import WORKERS as BOT_WORKERS
+from bench.openloop import Connections
+from bench.procs import Processes, Server
+from bench.report import Figure, Target
+from service.storage.event_store import EventStore
+from workers.simulate import simulate
+
+GAME = "golf"
+OPTIONS: dict[str, Any] = {"rounds": 1}
+LEVELS = ("greedy", "greedy", "greedy", "greedy")
+DEALS = 20  # match_turns_per_s: 80 games
+LOAD_DEALS = 200  # the match beside the open loop: longer than the loop runs
+TURNS_TARGET = Target(">=", 0.5)
+TIMEOUT = 600.0
+
+
+def match_body(deals: int) -> dict[str, Any]:
+    """POST /v1/matches: the bench's Golf match of four greedy entrants on `deals` deals."""
+    return {"game": GAME, "options": OPTIONS, "entrants": [{"level": level} for level in LEVELS], "deals": deals}
+
+
+def moves_per_second(games: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[int, float]:
+    """The moves in the games' records (a seat as actor: not a deal, nor a move the service played for a seat at
+    its deadline) and how many a second from the first to the last (their `at`); nan for fewer than two
+    moments."""
+    moments = [_at(record) for records in games for record in records if _is_seat(record.get("actor"))]
+    if len(moments) < 2 or max(moments) == min(moments):
+        return len(moments), float("nan")
+    return len(moments), len(moments) / (max(moments) - min(moments))
+
+
+def _is_seat(actor: Any) -> bool:
+    return isinstance(actor, int) and not isinstance(actor, bool)
+
+
+def _at(record: Mapping[str, Any]) -> float:
+    return datetime.fromisoformat(str(record["at"]).replace("Z", "+00:00")).timestamp()
+
+
+async def start_match(port: int, deals: int) -> str:
+    """Start the bench's match; its id."""
+    conns = Connections(port)
+    try:
+        return str((await conns.json("POST", "/v1/matches", match_body(deals)))["id"])
+    finally:
+        await conns.close()
+
+
+async def match_view(port: int, match_id: str) -> dict[str, Any]:
+    """GET /v1/matches/{id}."""
+    conns = Connections(port)
+    try:
+        view: dict[str, Any] = await conns.json("GET", f"/v1/matches/{match_id}")
+        return view
+    finally:
+        await conns.close()
+
+
+def wait_finished(port: int, match_id: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+    """The match's view once it has finished; RuntimeError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        view = asyncio.run(match_view(port, match_id))
+        if view["status"] == "finished":
+            return view
+        time.sleep(0.5)
+    raise RuntimeError(f"match {match_id} did not finish within {timeout:.0f} s")
+
+
+def simulated_rate(deals: int, jobs: int) -> tuple[float, float]:
+    """`simulate --duplicate --jobs J` on `deals` deals of the bench's match: turns a second (its own clock,
+    from before its pool starts to the last game) and turns a game."""
+    summary = simulate(GAME, LEVELS, deals, OPTIONS, "bench-match", progress=False, jobs=jobs, duplicate=True)
+    return summary["games_per_second"] * summary["turns_per_game"], summary["turns_per_game"]
+
+
+def turns_figure(procs: Processes, api: Server, store: EventStore) -> Figure:
+    """match_turns_per_s against simulate's rate on as many deals, in-process on as many processes."""
+    match_id = asyncio.run(start_match(api.port, DEALS))  # its first games queue their turns before any worker
+    workers = procs.start_workers(BOT_WORKERS, name="match-worker")
+    try:
+        view = wait_finished(api.port, match_id)
+    finally:
+        for worker in workers:
+            procs.end(worker)
+    records = [store.read(game["game_id"]) for game in view["games"]]
+    moves, rate = moves_per_second(records)
+    floor, floor_turns = simulated_rate(DEALS, BOT_WORKERS)
+    note = (
+        f"{DEALS} deals x {len(LEVELS)} greedy entrants = {len(records)} Golf games of one round, {moves} moves "
+        f"({moves / len(records):.1f} a game), {BOT_WORKERS} RQ workers; floor: simulate --duplicate --jobs "
+        f"{BOT_WORKERS} on {DEALS} deals of its own seeds ({floor_turns:.1f} turns a game)"
+    )
+    return Figure("match_turns_per_s", rate, "turns/s", floor, TURNS_TARGET, note)
+
+
+def figures(procs: Processes, api: Server, stream: Server, store: EventStore, rps_c16: float) -> list[Figure]:
+    """match_turns_per_s, then the open loop at openloop.SHARE of `rps_c16` alone and beside a LOAD_DEALS match
+    (the workers are stopped at the end, leaving the match unfinished); the open loop alone as
+    actions_p99_ms_open50, as openloop.figures gives it."""
+    found = [turns_figure(procs, api, store)]
+    workers = procs.start_workers(BOT_WORKERS, name="load-worker")
+    try:
+        pids = {f"worker {n}": worker.pid for n, worker in enumerate(workers)}
+        open_figures = openloop.figures(
+            api, rps_c16, stream, procs.redis_pid, crowds=("match",), more_pids=pids, match=match_body(LOAD_DEALS)
+        )
+    finally:
+        for worker in workers:
+            procs.end(worker)
+    return [*found, *open_figures]

@@ -1,0 +1,40 @@
+"""The pure parts of the bench's match figures: the moves a second of a match's games, and the match it starts."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from bench import matches
+
+
+def record(at: str, actor: Any, **extra: Any) -> dict[str, Any]:
+    return {"at": at, "actor": actor, **extra}
+
+
+def test_the_moves_are_the_seats_own_from_the_first_to_the_last_over_every_game() -> None:
+    game = [
+        record("2026-12-04T10:00:00.000Z", "system"),  # the deal: no move
+        record("2026-12-04T10:00:01.000Z", 0),
+        record("2026-12-04T10:00:02.000Z", 1),
+        record("2026-12-04T10:00:02.500Z", "system", seat=0, reason="turn_timeout"),  # played for a seat
+        record("2026-12-04T10:00:30.000Z", "system"),  # the seed revealed, long after
+    ]
+    other = [record("2026-12-04T10:00:03.000Z", 2), record("2026-12-04T10:00:05.000Z", 3)]
+    moves, rate = matches.moves_per_second([game, other])
+    assert moves == 4
+    assert rate == pytest.approx(1.0)  # 4 moves over 4 s
+
+
+def test_fewer_than_two_moments_give_no_rate() -> None:
+    moves, rate = matches.moves_per_second([[record("2026-12-04T10:00:01.000Z", 0)], []])
+    assert moves == 1 and math.isnan(rate)
+    moves, rate = matches.moves_per_second([[record("2026-12-04T10:00:01Z", 0), record("2026-12-04T10:00:01Z", 1)]])
+    assert moves == 2 and math.isnan(rate)
+
+
+def test_the_match_is_four_greedy_entrants_on_one_round_of_golf() -> None:
+    body = matches.match_body(200)
+    assert body == {"game": "golf", "options": {"rounds": 1}, "entrants": [{"level": "greedy"}] * 4, "deals": 200}
