@@ -1,13 +1,14 @@
 """Matches (issue 38): a match's turns through the service against `simulate --duplicate` on as many deals, and
 the open loop's actions while a long match runs.
 
-`match_turns_per_s`: a Golf match (one round) of four greedy entrants, played by the RQ workers as `make run`
-starts them (BOT_WORKERS of them), its games' moves (records with a seat as actor) over the span from its first
-move to its last: the match's own pacing (a deal's games one after another, MATCH_DEALS_AT_ONCE deals at once)
-is part of it. Floor: `python -m workers.simulate --duplicate --jobs J` (J = BOT_WORKERS) on the same number of
-deals, in the same run. `simulate` cannot take the match's deal seeds (C-8: HMAC of the match seed; it seeds deal
-d with `<prefix>-<d>`), so the two play as many deals of the same game, not the same deals: turns a second do not
-hang on which cards are dealt beyond the games' lengths, which the note gives for both.
+`match_turns_per_s`: a Golf match (one round) of the entrants `greedy` and `random` (LEVELS), played by the RQ
+workers as `make run` starts them (BOT_WORKERS of them), its games' moves (records with a seat as actor) over
+the span from its first move to its last: the match's own pacing (a deal's games one after another,
+MATCH_DEALS_AT_ONCE deals at once) is part of it. Floor: `python -m workers.simulate --duplicate --jobs J`
+(J = BOT_WORKERS) on the same number of deals, in the same run. `simulate` cannot take the match's deal seeds
+(C-8: HMAC of the match seed; it seeds deal d with `<prefix>-<d>`), so the two play as many deals of the same
+game, not the same deals: turns a second do not hang on which cards are dealt beyond the games' lengths, which
+the note gives for both.
 
 `actions_p99_ms_open50_match`: the open loop (bench/openloop.py) while a 200-deal match keeps the workers busy.
 """
@@ -30,15 +31,17 @@ from workers.simulate import simulate
 
 GAME = "golf"
 OPTIONS: dict[str, Any] = {"rounds": 1}
-LEVELS = ("greedy", "greedy", "greedy", "greedy")
-DEALS = 20  # match_turns_per_s: 80 games
+# Four greedy entrants are refused (each entrant at most once, and Golf has three house levels), so the match is
+# two house levels on two-seat Golf, the cheap ones: what it measures is the service's share of a turn.
+LEVELS = ("greedy", "random")
+DEALS = 40  # match_turns_per_s: 80 games
 LOAD_DEALS = 200  # the match beside the open loop: longer than the loop runs
 TURNS_TARGET = Target(">=", 0.5)
 TIMEOUT = 600.0
 
 
 def match_body(deals: int) -> dict[str, Any]:
-    """POST /v1/matches: the bench's Golf match of four greedy entrants on `deals` deals."""
+    """POST /v1/matches: the bench's Golf match of the LEVELS on `deals` deals."""
     return {"game": GAME, "options": OPTIONS, "entrants": [{"level": level} for level in LEVELS], "deals": deals}
 
 
@@ -110,7 +113,8 @@ def turns_figure(procs: Processes, api: Server, store: EventStore) -> Figure:
     moves, rate = moves_per_second(records)
     floor, floor_turns = simulated_rate(DEALS, BOT_WORKERS)
     note = (
-        f"{DEALS} deals x {len(LEVELS)} greedy entrants = {len(records)} Golf games of one round, {moves} moves "
+        f"{DEALS} deals x {len(LEVELS)} entrants ({', '.join(LEVELS)}) = {len(records)} Golf games of one round, "
+        f"{moves} moves "
         f"({moves / len(records):.1f} a game), {BOT_WORKERS} RQ workers; floor: simulate --duplicate --jobs "
         f"{BOT_WORKERS} on {DEALS} deals of its own seeds ({floor_turns:.1f} turns a game)"
     )

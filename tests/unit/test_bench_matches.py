@@ -35,6 +35,7 @@ def test_fewer_than_two_moments_give_no_rate() -> None:
     assert moves == 2 and math.isnan(rate)
 
 
-def test_the_match_is_four_greedy_entrants_on_one_round_of_golf() -> None:
+def test_the_match_is_greedy_against_random_on_one_round_of_golf_each_entrant_once() -> None:
     body = matches.match_body(200)
-    assert body == {"game": "golf", "options": {"rounds": 1}, "entrants": [{"level": "greedy"}] * 4, "deals": 200}
+    entrants = [{"level": "greedy"}, {"level": "random"}]
+    assert body == {"game": "golf", "options": {"rounds": 1}, "entrants": entrants, "deals": 200}
