@@ -206,9 +206,8 @@ class Matches:
         count = len(entrants)
         states = self._refreshed(match_id, self.store.game_states(match_id))
         finished = {key for key, state in states.items() if state == "finished"}
-        for deal in {deal for deal, _ in finished}:
-            if all((deal, rotation) in finished for rotation in range(count)):
-                self.embargo.lift([game_id_of(match_id, deal, rotation) for rotation in range(count)])
+        done = [deal for deal in {deal for deal, _ in finished} if all((deal, r) in finished for r in range(count))]
+        self.embargo.lift([game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)])
         if len(finished) == deals * count:
             self._finish(match_id, meta, entrants)
             return 0
