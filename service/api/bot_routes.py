@@ -239,7 +239,8 @@ def list_bots(query: dict[str, Any]) -> dict[str, Any]:
     limit = query["limit"]
     found, after = bots().page(query.get("after"), limit, game)
     following = f"/v1/bots?after={after}&limit={limit}" + (f"&game={game}" if game else "")
-    return {"bots": [_rated(profile) for profile in found], "next": None if after is None else following}
+    seen: dict[str, list[dict[str, Any]]] = {}  # each game's ladder read once for the page
+    return {"bots": [_rated(profile, seen) for profile in found], "next": None if after is None else following}
 
 
 @blp.route("/<name>")
@@ -251,9 +252,9 @@ def get_bot(name: str) -> dict[str, Any]:
     return _rated(bots().profile(name))
 
 
-def _rated(profile: dict[str, Any]) -> dict[str, Any]:
+def _rated(profile: dict[str, Any], seen: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """The profile with the bot's rating in each of its games' ladders where it has one."""
-    return {**profile, "ratings": ladders().ratings_of(f"bot:{profile['name']}", profile["games"])}
+    return {**profile, "ratings": ladders().ratings_of(f"bot:{profile['name']}", profile["games"], seen)}
 
 
 @blp.route("/<name>/token", methods=["POST"])

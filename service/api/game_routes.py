@@ -301,7 +301,7 @@ def get_game(game_id: str) -> tuple[dict[str, Any], int, dict[str, str]]:
     token = bearer_token()
     seat = bots().seat_for_token(loaded.seats, loaded.token_digests, token) if token else None
     if seat is None:
-        matches().check_open(loaded.id)  # a match's game shows only its seats' own views while its deal is played
+        matches().check_place(loaded.place)  # a match's game shows only its seats' own views while its deal is played
     return render(loaded, loaded.snap, seat), 200, {"ETag": f'"{loaded.version}"'}
 
 
@@ -358,8 +358,7 @@ def post_action(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def get_events(query: dict[str, Any], game_id: str) -> dict[str, Any] | flask.Response:
     """Public events with seq > after, at most `limit`; with `wait` the call blocks until one exists."""
     game_id = checked_id(game_id)
-    repository().require_game(game_id)
-    matches().check_open(game_id)
+    matches().check_place(repository().require_game(game_id))
     after, limit = query["after"], query["limit"]
     if not query["wait"]:
         return _events_page(game_id, limit, watchers().wait(game_id, after, 0, limit + 1))

@@ -132,7 +132,7 @@ def get_stream(query: dict[str, Any], headers: dict[str, Any], game_id: str) -> 
     """Follow the game live (Server-Sent Events); resume with `Last-Event-ID` or `after`."""
     games = repository()
     loaded = games.load(checked_id(game_id))
-    matches().check_open(loaded.id)
+    matches().check_place(loaded.place)
     after = headers.get("last_event_id", query.get("after", 0))  # a reconnect's Last-Event-ID wins
     watchers().check_room(loaded.id)  # before the ticket is spent
     seat = None

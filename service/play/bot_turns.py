@@ -14,7 +14,6 @@ never will) is not leased, so it is handed out the moment the append lands, and 
 
 from __future__ import annotations
 
-import hmac
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -22,10 +21,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain import engine
+from service.play.bots import bot_named_by
 from service.play.errors import GameNotFound, Unauthorized
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
-from service.play.loaded_game import token_digest
 from service.play.ports import BotBook, BotTurnBook
 from service.play.settings import whole_setting
 from service.play.turn_scheduler import turn_id
@@ -67,12 +66,10 @@ class BotTurns:
 
     def bot_of_token(self, token: str) -> str:
         """The name of the registered bot whose token this is; Unauthorized otherwise."""
-        digest = token_digest(token)
-        name = self.book.name_of_token(digest)
-        stored = self.book.bot(name) if name is not None else None
-        if stored is None or not hmac.compare_digest(digest, stored["token"]):
+        name = bot_named_by(self.book, token)
+        if name is None:
             raise Unauthorized("a bot's turns need 'Authorization: Bearer <the bot's token>'")
-        return name  # type: ignore[return-value]  # stored is not None, so name is not
+        return name
 
     def hand_out(self, name: str, limit: int, every: bool = False) -> tuple[list[dict[str, Any]], int | None]:
         """At most `limit` of the bot's due turns that are not leased (`every`: leased ones too: a stream

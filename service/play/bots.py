@@ -55,6 +55,15 @@ def public(stored: Mapping[str, Any], now_ms: int | None = None) -> dict[str, An
     }
 
 
+def bot_named_by(book: BotBook, token: str) -> str | None:
+    """The name of the registered bot whose token this is (found by its digest in the token index, then
+    compared in constant time with the bot's own), None when it is no bot's."""
+    digest = token_digest(token)
+    name = book.name_of_token(digest)
+    stored = book.bot(name) if name is not None else None
+    return name if stored is not None and hmac.compare_digest(digest, stored["token"]) else None
+
+
 class Bots:
     """The registered bots' use cases: register, read, list, rotate a token; check a game's bot seats;
     find the seat a bot's token acts for."""
@@ -151,11 +160,8 @@ class Bots:
             return seat_of_token(token, digests)
         except Unauthorized:
             pass
-        bot_digests: list[str | None] = []
-        for seat in seats:
-            name = controller_of(seat).bot_name
-            stored = self.book.bot(name) if name is not None else None
-            bot_digests.append(stored["token"] if stored is not None else None)
-        if not any(bot_digests):
+        held = [controller_of(seat).bot_name for seat in seats]
+        name = bot_named_by(self.book, token) if any(held) else None
+        if name is None or name not in held:
             raise Unauthorized()
-        return seat_of_token(token, bot_digests)
+        return held.index(name)

@@ -69,6 +69,11 @@ def facts(meta: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+def place_of(meta: Mapping[str, str]) -> MatchPlace | None:
+    """A match's game's place in its match (None for another game), from the header alone."""
+    return MatchPlace(**json.loads(meta["match"])) if meta.get("match") else None
+
+
 def decode(game_id: str, meta: Mapping[str, str]) -> LoadedGame:
     """The game the header describes, with none of its events applied."""
     stated = facts(meta)
@@ -85,5 +90,5 @@ def decode(game_id: str, meta: Mapping[str, str]) -> LoadedGame:
     game = engine.get_game(config.game)
     snap: engine.Snapshot[Any] = engine.Snapshot(game, config, game.initial_state(config))
     digests = tuple(token_digests(meta))
-    place = MatchPlace(**stated["match"]) if stated["match"] else None
+    place = place_of(meta)
     return LoadedGame(game_id, seats, digests, config, stated["seed_source"], snap, "", stated["turn_seconds"], place)

@@ -68,7 +68,7 @@ class GameHistory:
         Folded from the nearest snapshot at or before `at` (service/storage/snapshots.py)."""
         loaded = self.repository.load(game_id)
         seat = self._seat_for(loaded, token) if token else None
-        if seat is None:
+        if seat is None and loaded.place is not None:
             self.embargo(game_id)
         at = loaded.version if at is None else at
         if not 1 <= at <= loaded.version:

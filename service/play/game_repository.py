@@ -13,7 +13,7 @@ from domain import engine
 from domain.chain import record_actor
 from service.play import game_header
 from service.play.errors import GameNotFound, StreamDamaged
-from service.play.loaded_game import LoadedGame, seat_of_token
+from service.play.loaded_game import LoadedGame, MatchPlace, seat_of_token
 from service.play.ports import EventLog
 from service.storage.snapshots import SnapshotCache
 
@@ -96,10 +96,12 @@ class GameRepository:
             raise GameNotFound(game_id)
         return None if token is None else seat_of_token(token, game_header.token_digests(meta))
 
-    def require_game(self, game_id: str) -> None:
-        """GameNotFound unless the game exists."""
-        if self.store.meta(game_id) is None:
+    def require_game(self, game_id: str) -> MatchPlace | None:
+        """GameNotFound unless the game exists; its place in a match, if it is a match's game."""
+        meta = self.store.meta(game_id)
+        if meta is None:
             raise GameNotFound(game_id)
+        return game_header.place_of(meta)
 
     def appended(self, before: LoadedGame, after: LoadedGame) -> None:
         """An append took the game from `before` to `after`: cache it, and keep a snapshot where it

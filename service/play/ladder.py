@@ -97,11 +97,17 @@ class Ladders:
         self._kept[game] = kept
         return {"game": game, "matches": kept.rated, "ladder": entries(kept.standings)}
 
-    def ratings_of(self, entrant: str, games: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """An entrant's rating in each of these games' ladders where it has one (a bot profile's `ratings`)."""
+    def ratings_of(
+        self, entrant: str, games: Sequence[str], seen: dict[str, list[dict[str, Any]]] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """An entrant's rating in each of these games' ladders where it has one (a bot profile's `ratings`);
+        `seen`: the ladders already read for the same answer (a page of profiles reads each game's once)."""
+        seen = {} if seen is None else seen
         found = {}
         for game in games:
-            ladder = self.ladder(game)["ladder"]
+            if game not in seen:
+                seen[game] = self.ladder(game)["ladder"]
+            ladder = seen[game]
             place = next((rank for rank, e in enumerate(ladder, 1) if e["entrant"] == entrant), None)
             if place is not None:
                 found[game] = {**ladder[place - 1]["rating"], "rank": place}

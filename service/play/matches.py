@@ -202,7 +202,7 @@ class Matches:
         if meta["status"] != "running":
             self.store.index_finished(match_id, meta["game"], int(meta["finished_at"]))
             return 0
-        entrants, deals = _json(meta["entrants"]), int(meta["deals"])
+        entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
         states = self._refreshed(match_id, self.store.game_states(match_id))
         finished = {key for key, state in states.items() if state == "finished"}
@@ -264,7 +264,7 @@ class Matches:
             self.games.create_game(
                 meta["game"],
                 seats,
-                _json(meta["options"]),
+                json.loads(meta["options"]),
                 seed=deal_seed(meta["seed"], deal),
                 game_id=game_id_of(match_id, deal, rotation),
                 place=MatchPlace(match_id, deal, rotation),
@@ -314,15 +314,20 @@ class Matches:
         states = self.store.game_states(match_id)
         left = sum(1 for (d, _), state in states.items() if d == deal and state != "finished")
         meta = self.store.meta(match_id) or {}
-        left += len(_json(meta.get("entrants", "[]"))) - sum(1 for d, _ in states if d == deal)
+        left += len(json.loads(meta.get("entrants", "[]"))) - sum(1 for d, _ in states if d == deal)
         raise DealInPlay(deal, max(1, left) * SECONDS_A_GAME)
+
+    def check_place(self, place: MatchPlace | None) -> None:
+        """`check_open` for a game whose place is known (its header's): a game of no match needs no look-up."""
+        if place is not None:
+            self.check_open(game_id_of(place.match, place.deal, place.rotation))
 
     def view(self, match_id: str) -> dict[str, Any]:
         """The match as `GET /v1/matches/{id}` shows it (its seed and nonce once it has finished)."""
         meta = self.store.meta(match_id)
         if meta is None:
             raise MatchNotFound(match_id)
-        entrants, deals = _json(meta["entrants"]), int(meta["deals"])
+        entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         states = self.store.game_states(match_id)
         labels = [label_of(entrant) for entrant in entrants]
         games = [
@@ -340,7 +345,7 @@ class Matches:
         out: dict[str, Any] = {
             "id": match_id,
             "game": meta["game"],
-            "options": _json(meta["options"]),
+            "options": json.loads(meta["options"]),
             "entrants": entrants,
             "deals": deals,
             "games_total": total,
@@ -351,7 +356,7 @@ class Matches:
                 "games_total": deals * len(entrants),
             },
             "games": games,
-            "results": _json(meta["results"]) if finished else [],
+            "results": json.loads(meta["results"]) if finished else [],
             "seed_commitment": meta["seed_commitment"],
             "created_at": rfc3339(int(meta["created_at"])),
         }
@@ -372,7 +377,3 @@ class Matches:
             raise DealInPlay(None, SECONDS_A_GAME)
         records = [self.history.record(game["game_id"]) for game in view["games"]]
         return {"format": MATCH_FORMAT, **view, "records": records}
-
-
-def _json(text: str) -> Any:
-    return json.loads(text)

@@ -199,11 +199,12 @@ class RegisteredBot:
     else BOT_MOVE_SECONDS. Nobody asks it for its turn yet: it reads its seat's view."""
 
     bot_name: str
+    move_seconds: int = BOT_MOVE_SECONDS  # its clock in a game without `turn_seconds`
     holds_token = False
     turn_queue = None
 
     def clock_seconds(self, turn_seconds: int | None) -> int | None:
-        return turn_seconds if turn_seconds is not None else bot_move_seconds()
+        return turn_seconds if turn_seconds is not None else self.move_seconds
 
     def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any] | None:
         return None
@@ -247,7 +248,7 @@ def _person(seat: Seat) -> SeatController:
 
 def _bot_controller(seat: Seat) -> SeatController:
     if seat.bot is not None:
-        return RegisteredBot(seat.bot)
+        return RegisteredBot(seat.bot, bot_move_seconds())  # read once a seat: controllers are kept
     level = seat.level or DEFAULT_LEVEL
     if level not in LEVELS:
         return PluginPolicy(level)
