@@ -34,6 +34,7 @@ from schemathesis.specs.openapi.checks import (
 
 from domain import engine
 from service.app import create_app
+from service.play.matches import MatchSettings
 from tests.conftest import RecordingDispatcher
 
 OPENAPI = Path(__file__).resolve().parents[2] / "openapi.yaml"
@@ -56,6 +57,8 @@ class Seeded:
         self.dispatcher = RecordingDispatcher()
         self.app: flask.Flask = create_app({"TESTING": True}, redis_client=self.redis, dispatcher=self.dispatcher)
         self.dispatcher.service = self.app.extensions["games"]
+        # no bound on running matches: a start must answer alike each time Hypothesis replays it
+        self.app.extensions["matches"].settings = MatchSettings(per_client=0, running_max=10**9)
         self.games: dict[str, dict[str, Any]] = {}  # id -> creation response
         self.tokens: dict[str, dict[int, str]] = {}  # id -> seat -> token
         self.finished = ""  # a finished game's id
@@ -286,7 +289,11 @@ def test_stateful_sequences_follow_the_links_from_a_created_game() -> None:
     assert {link["operationId"] for link in links.values()} >= {"getGame", "postAction", "getAudit"}
     followed: list[str] = []
 
-    class Machine(schema.as_state_machine()):  # type: ignore[misc]
+    # the games' operations only: a bot's registration or a match's start answers 201 once and 409 or 429
+    # when Hypothesis replays the same step, which it takes for a strategy that depends on outside state
+    games_only = schema.include(path_regex=r"^/v1/(games|catalog)")
+
+    class Machine(games_only.as_state_machine()):  # type: ignore[misc]
         def validate_response(self, response: Any, case: schemathesis.Case, **kwargs: Any) -> None:
             followed.append(case.operation.label)
             case.validate_response(response, checks=CHECKS)
