@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from workers.bridge.command import CommandPlayer
@@ -133,6 +133,13 @@ def test_a_turn_without_a_field_or_with_one_of_another_kind_is_bad(
 
 
 @given(turns(), DEADLINES, st.datetimes(timezones=st.just(UTC)), st.floats(0, 1e9))
+# a far deadline received late on the monotonic clock: `received + cap - received` was 6e-8 past the cap
+@example(
+    {"turn": "t", "game_id": "g", "game": "golf", "seat": 0, "version": 1, "deadline": "", "view": {}, "legal": []},
+    "9999-01-01T00:00:00Z",
+    datetime(2000, 2, 1, tzinfo=UTC),
+    536266112.22575563,
+)
 def test_the_time_left_is_counted_from_the_services_clock_and_any_deadline_can_be_waited_for(
     raw: dict[str, Any], deadline: str, server_date: datetime, received: float
 ) -> None:

@@ -90,13 +90,17 @@ class LevelPlayer:
         if not isinstance(options, Mapping):
             options = self._options_of(turn.game_id)
         view = policy_view(turn.view, options)
-        rng = SeededStream(self._key, f"turn/{turn.id}")
+        rng = self.stream(turn)
         budget = None
         if self.level == "expert":
             room_ms = int((turn.remaining() - EXPERT_MARGIN_SECONDS) * 1000)
             think_ms = max(10, min(default_budget(turn.game).think_ms, room_ms))
             budget = budget_for(turn.game, think_ms, time.monotonic)
         return choose_action(turn.game, self.level, view, turn.legal, rng, budget)
+
+    def stream(self, turn: Turn) -> SeededStream:
+        """The random stream of this player's choices for `turn`."""
+        return SeededStream(self._key, f"turn/{turn.id}")
 
     def stop(self) -> None:
         pass

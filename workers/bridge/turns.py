@@ -21,7 +21,8 @@ class BadTurn(ValueError):
 
 @dataclass(frozen=True)
 class Turn:
-    """One due turn. `due_at`: its deadline on this machine's monotonic clock."""
+    """One due turn. `received_at`: when it came, on this machine's monotonic clock; `seconds`: how long it had
+    left then."""
 
     id: str
     game_id: str
@@ -31,12 +32,13 @@ class Turn:
     deadline: str
     view: dict[str, Any]
     legal: list[dict[str, Any]]
-    due_at: float
+    received_at: float
+    seconds: float
     options: dict[str, Any] | None = None  # the game's options, when the turn brings them
 
     def remaining(self, now: float | None = None) -> float:
         """Seconds left before the deadline (negative once past)."""
-        return self.due_at - (time.monotonic() if now is None else now)
+        return self.seconds - ((time.monotonic() if now is None else now) - self.received_at)
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,8 @@ def parse_turn(raw: Any, received_at: float, server_date: datetime | None) -> Tu
         deadline=raw["deadline"],
         view=raw["view"],
         legal=legal,
-        due_at=received_at + seconds_left(raw["deadline"], server_date),
+        received_at=received_at,
+        seconds=seconds_left(raw["deadline"], server_date),
         options=raw["options"] if isinstance(raw.get("options"), dict) else None,
     )
 
