@@ -269,3 +269,35 @@ def test_the_reading_of_duplicate_against_independent_deals_holds() -> None:
     (romme_apart,), (romme_together,) = ratios("romme", apart), ratios("romme", together)
     assert romme_apart > 1 and 0.95 <= romme_together <= 1.15, "more than independent deal scores, about as many"
     assert f"at one table ({romme_together:.0%}) and more than independent deal scores ({romme_apart:.0%})" in reading
+
+
+def test_the_four_seat_golf_match_is_shown_as_its_json_says() -> None:
+    """The four-seat section: each entrant's points per hand, its paired difference with greedy and its
+    ladder ordinal, as the match's view and the ladder answered them."""
+    run = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))
+    ordinals = {entry["entrant"]: entry["rating"]["ordinal"] for entry in run["ladder"]["ladder"]}
+    text = DOC.read_text(encoding="utf-8")
+    for result in run["match"]["results"]:
+        entrant = result["entrant"]
+        versus = [pair for pair in result["paired"] if pair["vs"] == "greedy"]
+        diff = "-" if not versus else "{:+.2f} [{:+.2f}, {:+.2f}]".format(versus[0]["mean"], *versus[0]["ci95"])
+        line = f"| {entrant} | {result['mean_points_per_hand']:.2f} | {diff} | {ordinals[entrant]:.2f} |"
+        assert line in text, line
+    ladder = [entry["entrant"] for entry in run["ladder"]["ladder"]]
+    assert ladder.index("expert") > ladder.index("greedy") and ladder[-1] == "random", ladder
+
+
+def test_the_four_seat_match_commands_are_taken_by_the_bridge_and_the_match_cli() -> None:
+    """The section's two commands parse, and the match's request is the run's game, entrants, deals and seed."""
+    from workers import match as match_cli
+    from workers.bridge.__main__ import parse_args as bridge_args
+
+    run = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))["match"]
+    section = DOC.read_text(encoding="utf-8").split("## Golf at four seats")[1]
+    lines = [line for line in section.splitlines() if line.startswith("python -m workers.")]
+    bridge, match = (shlex.split(line.replace("<the bot's token>", "TOKEN"))[3:] for line in lines)
+    assert bridge_args(bridge).level == "greedy"
+    request = match_cli.request_of(match_cli.parse_args(match))
+    assert isinstance(request, dict)
+    shown = {key: request[key] for key in ("game", "options", "entrants", "deals", "seed")}
+    assert shown == {key: run[key] for key in shown}
