@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -43,6 +44,8 @@ from service.storage.outcomes import AppendResult, GameExists, StoreUnavailable
 __all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
 RETRIES_WITHOUT_VERSION = 5
+DUE_BATCH_TURNS = 16  # due turns stored in one append at most ...
+DUE_BATCH_SECONDS = 0.02  # ... decided within this long of the first one's start
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
 NO_TOKEN = token_needed("an action")
 INTERNAL_FIELD_PREFIX = "~"  # idempotency fields the service makes (a client's start with its seat)
@@ -226,29 +229,45 @@ class GameService:
     def play_due_turns(self, game_id: str, version: int, turns: Turns) -> str:
         """Play the turns due at `version` and those right after it, as `turns` picks them.
 
-        Each turn is its own compare-and-append at the version it was decided on (`play_due_turn`), so a
-        second run of the same (game, version) can never play twice and a person who acted first wins. The
-        loop ends when `turns` has no next one, when someone else appended (they scheduled what follows),
-        or at the end of the game; then the last state is scheduled as after any append (one job, not one
-        per version played). Says what happened: played, `turns.stale` (the version moved before the first
-        move) or `turns.idle` (nothing was due).
+        Each turn is decided on the game as the turns before it left it, and stored by a compare-and-append
+        at the version the first unstored one was decided on (`store_due_turns`), so a second run of the same
+        (game, version) can never play twice and a person who acted first wins. Turns decided in quick
+        succession are stored together (a batch: at most DUE_BATCH_TURNS, decided within DUE_BATCH_SECONDS
+        of the batch's first decision's start), one append and one fsync for a run of quick bots, while a
+        slow decision (an expert's think) is stored as soon as it is made. The loop ends when `turns` has
+        no next one, when someone else appended (they scheduled what follows), or at the end of the game;
+        then the last state is scheduled as after any append (one job, not one per version played). Says
+        what happened: played, `turns.stale` (the version moved before the first move) or `turns.idle`
+        (nothing was due).
         """
         loaded = self.repository.load(game_id)
         if loaded.version != version:
             return "stale"
         played = 0
+        batch: list[DueTurn] = []
         try:
-            while (turn := turns.next(loaded, played)) is not None:
-                seat, action, reason = turn
-                try:
-                    step = self.play_due_turn(loaded, seat, action, reason)
-                except VersionConflict:  # someone else appended at this version and scheduled what follows
-                    return "played" if played else turns.stale
-                played += 1
-                turns.done(loaded, seat)
-                loaded = self.repository.load(game_id)
-                if loaded.version != step.game.version:
-                    return "played"  # someone else appended after us and scheduled what follows
+            while True:
+                if not batch:
+                    started = time.monotonic()
+                current = batch[-1].step.game if batch else loaded
+                turn = turns.next(current, played + len(batch))
+                if turn is not None:
+                    seat, action, reason = turn
+                    batch.append(DueTurn(current, seat, self.decide_due_turn(current, seat, action, reason)))
+                    quick = time.monotonic() - started < DUE_BATCH_SECONDS and len(batch) < DUE_BATCH_TURNS
+                    if quick and not batch[-1].step.game.snap.finished:
+                        continue
+                if batch:
+                    try:
+                        self.store_due_turns(loaded, batch)
+                    except VersionConflict:  # someone else appended at this version and scheduled what follows
+                        return "played" if played else turns.stale
+                    for due in batch:
+                        turns.done(due.before, due.seat)
+                    played += len(batch)
+                    loaded, batch = batch[-1].step.game, []
+                if turn is None or loaded.snap.finished:
+                    break
         except Exception:
             if played:
                 self.turns.schedule(loaded)  # best effort; the reconciler covers a failure
@@ -256,17 +275,19 @@ class GameService:
         self.turns.schedule(loaded)
         return "played" if played else turns.idle
 
-    def play_due_turn(
+    def decide_due_turn(
         self, loaded: LoadedGame, seat: int, action: Mapping[str, Any], system_reason: str | None = None
     ) -> Step:
-        """A due turn (service/play/due_turns.py): `seat`'s action decided on `loaded` and appended only
-        at its version; returns the step (its records, the game after it), VersionConflict when the game
-        moved on. What follows is left to the caller to schedule, once after its last turn.
-        `system_reason` (a turn timeout): the system plays the seat's action, recorded with actor
-        "system", the seat and the reason."""
-        step = self._decide(loaded, lambda snap: engine.act(snap, seat, action), system_reason)
-        self._append_at(loaded, step)
-        return step
+        """A due turn (service/play/due_turns.py): `seat`'s action decided on `loaded`, as records to store
+        (`store_due_turns`) and the game after them. `system_reason` (a turn timeout): the system plays the
+        seat's action, recorded with actor "system", the seat and the reason."""
+        return self._decide(loaded, lambda snap: engine.act(snap, seat, action), system_reason)
+
+    def store_due_turns(self, loaded: LoadedGame, batch: Sequence[DueTurn]) -> None:
+        """Store due turns decided one after another from `loaded`, in one append only at its version;
+        VersionConflict when the game moved on. What follows is left to the caller to schedule."""
+        records = [record for due in batch for record in due.step.records]
+        self._append_at(loaded, Step(records, batch[-1].step.game))
 
     def load(self, game_id: str) -> LoadedGame:
         """The game as it stands now (GameNotFound when there is none)."""
@@ -462,6 +483,15 @@ class Step:
 
     records: list[dict[str, Any]]
     game: LoadedGame
+
+
+@dataclasses.dataclass(frozen=True)
+class DueTurn:
+    """A due turn decided and not yet stored: the game it was decided on, the seat and its step."""
+
+    before: LoadedGame
+    seat: int
+    step: Step
 
 
 @dataclasses.dataclass(frozen=True)

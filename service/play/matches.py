@@ -193,9 +193,11 @@ class Matches:
 
     # ------------------------------------------------------------ running
 
-    def advance(self, match_id: str) -> int:
+    def advance(self, match_id: str, ended_deal: int | None = None) -> int:
         """Start the match's games that are due and finish it once all have; the number of games started.
-        Safe to run at any time, from any process, any number of times."""
+        Safe to run at any time, from any process, any number of times. `ended_deal`: a game of that deal
+        has just ended here, and only the deals this call finds ended are opened (C-8) rather than every
+        deal done so far (a reconciler's pass opens them all again, to repair an opening that was lost)."""
         meta = self.store.meta(match_id)
         if meta is None:
             raise MatchNotFound(match_id)
@@ -204,9 +206,15 @@ class Matches:
             return 0
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
-        states = self._refreshed(match_id, self.store.game_states(match_id))
+        noted = self.store.game_states(match_id)
+        states = self._refreshed(match_id, dict(noted))
         finished = {key for key, state in states.items() if state == "finished"}
-        done = [deal for deal in {deal for deal, _ in finished} if all((deal, r) in finished for r in range(count))]
+        touched = {  # the deals with a game seen to end now: the one ended here, those found ended afresh
+            deal
+            for deal, rotation in finished
+            if ended_deal in (None, deal) or noted.get((deal, rotation)) != "finished"
+        }
+        done = [deal for deal in touched if all((deal, r) in finished for r in range(count))]
         self.embargo.lift([game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)])
         if len(finished) == deals * count:
             self._finish(match_id, meta, entrants)
@@ -301,7 +309,7 @@ class Matches:
         """A game ended in this process: when it is a match's, advance that match now."""
         if loaded.place is not None:
             self.store.note_game(loaded.place.match, loaded.place.deal, loaded.place.rotation, "finished")
-            self.advance(loaded.place.match)
+            self.advance(loaded.place.match, ended_deal=loaded.place.deal)
 
     # ------------------------------------------------------------ reading
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -21,8 +23,15 @@ from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
 from service.bootstrap import game_service
-from service.play.due_turns import play_bot_turns
-from service.play.game_service import CALL_GRACE_SECONDS, GameService, LoadedGame
+from service.play.due_turns import BotChain, play_bot_turns
+from service.play.game_service import (
+    CALL_GRACE_SECONDS,
+    DUE_BATCH_SECONDS,
+    DUE_BATCH_TURNS,
+    DueTurn,
+    GameService,
+    LoadedGame,
+)
 from service.storage.outcomes import StoreUnavailable
 from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
@@ -192,7 +201,8 @@ def test_reconcile_enqueues_exactly_the_missing_jobs(
         rng = SeededStream("h", str(loaded.version))
         view, legal = engine.view(loaded.snap, bot.seat), engine.legal_actions(loaded.snap, bot.seat)
         action = choose_action("golf", bot.level, view, legal, rng)
-        service.play_due_turn(loaded, bot.seat, action)  # stored as a chain stores its turns
+        step = service.decide_due_turn(loaded, bot.seat, action)
+        service.store_due_turns(loaded, [DueTurn(loaded, bot.seat, step)])  # stored as a chain stores its turns
     now_h = service.repository.load(game_h).version
     assert now_h > version_h and service.repository.load(game_h).bot_to_act() is not None
     # I: a stale entry (a person is due), J: a game that does not exist.
@@ -254,24 +264,79 @@ def test_one_job_plays_a_chain_of_bot_turns_and_enqueues_only_the_next(
     service: GameService, queue_client: fakeredis.FakeRedis, queue: Queue, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id, version = create(service, TWO_BOTS)
-    submitted: list[int | None] = []
-    real_act_at = service.play_due_turn
+    appends: list[tuple[int, list[int]]] = []  # each append: its version, the versions its turns were decided at
+    real_store = service.store_due_turns
 
-    def counting_act_at(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
-        submitted.append(loaded.version)  # the version the turn is appended at
-        return real_act_at(loaded, *args, **kwargs)
+    def counting_store(loaded: LoadedGame, batch: Sequence[DueTurn]) -> None:
+        appends.append((loaded.version, [due.before.version for due in batch]))
+        real_store(loaded, batch)
 
-    monkeypatch.setattr(service, "play_due_turn", counting_act_at)
+    monkeypatch.setattr(service, "store_due_turns", counting_store)
     assert play_bot_turns(service, game_id, version, max_turns=5) == "played"
     after = service.repository.load(game_id)
-    assert len(submitted) == 5, "five bot turns in one job"
-    assert submitted[0] == version and submitted == sorted(set(submitted)), "each its own append at its version"
+    decided_at = [at for _, batch in appends for at in batch]
+    assert len(decided_at) == 5, "five bot turns in one job"
+    assert decided_at[0] == version and decided_at == sorted(set(decided_at)), "each decided on the one before"
+    assert all(at == batch[0] for at, batch in appends), "each append at the version its first turn was decided on"
     assert after.bot_to_act() is not None
     assert queued_ids(queue) == [bot_job_id(game_id, version), bot_job_id(game_id, after.version)]
     assert waiting(queue_client) == {game_id: after.version}
 
     assert play_bot_turns(service, game_id, version) == "stale", "a second run of the same job plays nothing"
     assert service.repository.load(game_id).version == after.version
+
+
+class SteppedClock:
+    """time.monotonic for the due-turn loop: each reading `step` seconds after the one before."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 1000.0, step
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def stored_batches(service: GameService, monkeypatch: pytest.MonkeyPatch, clock_step: float) -> list[int]:
+    """Run the loop on a clock that moves `clock_step` a reading; the number of turns in each append."""
+    monkeypatch.setattr("service.play.game_service.time", SteppedClock(clock_step))
+    sizes: list[int] = []
+    real_store = service.store_due_turns
+
+    def counting_store(loaded: LoadedGame, batch: Sequence[DueTurn]) -> None:
+        sizes.append(len(batch))
+        real_store(loaded, batch)
+
+    monkeypatch.setattr(service, "store_due_turns", counting_store)
+    return sizes
+
+
+@pytest.mark.parametrize(
+    ("clock_step", "max_turns", "sizes"),
+    [(0.0, 5, [5]), (0.0, 40, [DUE_BATCH_TURNS, DUE_BATCH_TURNS, 40 - 2 * DUE_BATCH_TURNS]), (1.0, 3, [1, 1, 1])],
+    ids=["quick-turns-together", "at-most-a-batch", "slow-turns-alone"],
+)
+def test_a_chains_quick_turns_are_stored_together_and_a_slow_one_at_once(
+    service: GameService, monkeypatch: pytest.MonkeyPatch, clock_step: float, max_turns: int, sizes: list[int]
+) -> None:
+    """A batch holds the turns decided within DUE_BATCH_SECONDS of its first decision's start, at most
+    DUE_BATCH_TURNS: a run of quick bots costs one append, an expert's move is stored when it is made."""
+    seats = [{"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}]
+    created = service.create_game("golf", seats, {"rounds": 9}, seed="batches")  # longer than the turns played
+    game_id, version = created["id"], created["version"]
+    stored = stored_batches(service, monkeypatch, clock_step)
+    chain = BotChain(service.think_ms_max, max_turns, max_seconds=10**9, due_at=None)
+    assert service.play_due_turns(game_id, version, chain) == "played"
+    assert stored == sizes
+    records = service.store.read(game_id)
+    moves = [r for r in records[version:] if isinstance(r["actor"], int)]
+    assert len(moves) == max_turns and [r["seq"] for r in records] == list(range(1, len(records) + 1))
+    check_chain(records, records[0]["prev_hash"])
+
+
+def test_the_design_doc_gives_the_batch_bounds() -> None:
+    text = " ".join((Path(__file__).parents[2] / "docs" / "design.md").read_text(encoding="utf-8").split())
+    assert f"within {DUE_BATCH_SECONDS * 1000:.0f} ms of each other (at most {DUE_BATCH_TURNS})" in text
 
 
 def test_a_chain_stops_at_a_persons_turn(service: GameService, queue: Queue) -> None:

@@ -3,7 +3,7 @@ beats between the loop's load and its append store nothing and schedule nothing 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import fakeredis
@@ -11,7 +11,7 @@ import pytest
 
 from service.bootstrap import game_service
 from service.play.due_turns import play_bot_turns, play_turn_timeout
-from service.play.game_service import GameService, LoadedGame
+from service.play.game_service import DueTurn, GameService, LoadedGame
 from service.storage.redis_store import RedisStore
 from tests.conftest import RecordingDispatcher
 
@@ -28,15 +28,15 @@ def make_service() -> tuple[GameService, RecordingDispatcher]:
 def person_acts_first(service: GameService, monkeypatch: pytest.MonkeyPatch, game_id: str) -> list[int]:
     """Seat 0 reveals after the loop has loaded the game and before its append; returns the versions
     the loop's appends were decided at."""
-    real_act_at = service.play_due_turn
+    real_store = service.store_due_turns
     decided_at: list[int] = []
 
-    def beaten(loaded: LoadedGame, *args: Any, **kwargs: Any) -> LoadedGame:
+    def beaten(loaded: LoadedGame, batch: Sequence[DueTurn]) -> None:
         decided_at.append(loaded.version)
         service.submit(game_id, 0, REVEAL)  # the person's action lands first
-        return real_act_at(loaded, *args, **kwargs)
+        real_store(loaded, batch)
 
-    monkeypatch.setattr(service, "play_due_turn", beaten)
+    monkeypatch.setattr(service, "store_due_turns", beaten)
     return decided_at
 
 
