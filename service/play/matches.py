@@ -25,6 +25,7 @@ import logging
 import os
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -196,8 +197,10 @@ class Matches:
     def advance(self, match_id: str, ended_deal: int | None = None) -> int:
         """Start the match's games that are due and finish it once all have; the number of games started.
         Safe to run at any time, from any process, any number of times. `ended_deal`: a game of that deal
-        has just ended here, and only the deals this call finds ended are opened (C-8) rather than every
-        deal done so far (a reconciler's pass opens them all again, to repair an opening that was lost)."""
+        has just ended here and noted itself finished; the games noted as started are taken as in play and
+        only that deal is opened once done (C-8). Without it (a reconciler's pass, every few seconds) each
+        game noted as started is looked at afresh and every deal done is opened, which repairs a game's end
+        that was not noted (its process stopped) and an opening that was lost."""
         meta = self.store.meta(match_id)
         if meta is None:
             raise MatchNotFound(match_id)
@@ -206,14 +209,11 @@ class Matches:
             return 0
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
-        noted = self.store.game_states(match_id)
-        states = self._refreshed(match_id, dict(noted))
+        states = self.store.game_states(match_id)
+        if ended_deal is None:  # a pass looks afresh at the games noted as started; a game's end noted itself
+            states = self._refreshed(match_id, states)
         finished = {key for key, state in states.items() if state == "finished"}
-        touched = {  # the deals with a game seen to end now: the one ended here, those found ended afresh
-            deal
-            for deal, rotation in finished
-            if ended_deal in (None, deal) or noted.get((deal, rotation)) != "finished"
-        }
+        touched = {deal for deal, _ in finished} if ended_deal is None else {ended_deal}
         done = [deal for deal in touched if all((deal, r) in finished for r in range(count))]
         self.embargo.lift([game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)])
         if len(finished) == deals * count:
@@ -249,9 +249,10 @@ class Matches:
         count = len(entrants)
         playing = {deal for (deal, _), state in states.items() if state == "started"}
         begun = {deal for deal, _ in states}
+        finished = Counter(deal for (deal, _), state in states.items() if state == "finished")
         started = 0
         for deal in range(deals):
-            rotation = sum(1 for r in range(count) if states.get((deal, r)) == "finished")
+            rotation = finished[deal]
             if rotation == count or deal in playing:
                 continue
             if deal not in begun and len(playing) >= self.settings.deals_at_once:
