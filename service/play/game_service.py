@@ -244,19 +244,9 @@ class GameService:
         if loaded.version != version:
             return "stale"
         played = 0
-        batch: list[DueTurn] = []
         try:
             while True:
-                if not batch:
-                    started = time.monotonic()
-                current = batch[-1].step.game if batch else loaded
-                turn = turns.next(current, played + len(batch))
-                if turn is not None:
-                    seat, action, reason = turn
-                    batch.append(DueTurn(current, seat, self.decide_due_turn(current, seat, action, reason)))
-                    quick = time.monotonic() - started < DUE_BATCH_SECONDS and len(batch) < DUE_BATCH_TURNS
-                    if quick and not batch[-1].step.game.snap.finished:
-                        continue
+                batch, more = self._next_due_batch(loaded, turns, played)
                 if batch:
                     try:
                         self.store_due_turns(loaded, batch)
@@ -265,8 +255,8 @@ class GameService:
                     for due in batch:
                         turns.done(due.before, due.seat)
                     played += len(batch)
-                    loaded, batch = batch[-1].step.game, []
-                if turn is None or loaded.snap.finished:
+                    loaded = batch[-1].step.game
+                if not more or loaded.snap.finished:
                     break
         except Exception:
             if played:
@@ -274,6 +264,23 @@ class GameService:
             raise
         self.turns.schedule(loaded)
         return "played" if played else turns.idle
+
+    def _next_due_batch(self, loaded: LoadedGame, turns: Turns, played: int) -> tuple[list[DueTurn], bool]:
+        """The next due turns to store together, each decided on the game as the one before it left it: until
+        `turns` has no next one, the game ends, DUE_BATCH_TURNS are decided or DUE_BATCH_SECONDS have passed
+        since the first began; and whether `turns` may have more after them."""
+        batch: list[DueTurn] = []
+        started = time.monotonic()
+        current = loaded
+        while (turn := turns.next(current, played + len(batch))) is not None:
+            seat, action, reason = turn
+            step = self.decide_due_turn(current, seat, action, reason)
+            batch.append(DueTurn(current, seat, step))
+            current = step.game
+            full = len(batch) >= DUE_BATCH_TURNS or time.monotonic() - started >= DUE_BATCH_SECONDS
+            if full or current.snap.finished:
+                return batch, True
+        return batch, False
 
     def decide_due_turn(
         self, loaded: LoadedGame, seat: int, action: Mapping[str, Any], system_reason: str | None = None
