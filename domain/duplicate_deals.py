@@ -14,6 +14,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
+from domain.engine import GameCreated
+from domain.events import SYSTEM
+
 T = TypeVar("T")
 
 
@@ -96,16 +99,32 @@ def games_needed_ratio_at_one_table(
 
 @dataclasses.dataclass(frozen=True)
 class DealGame:
-    """One finished game of a match: its deal, its rotation and each hand's points by seat."""
+    """One finished game of a match: its deal, its rotation, each hand's points by seat and, by seat, the
+    moves the service played for the seat at its deadline (none known: empty)."""
 
     deal: int
     rotation: int
     hands: tuple[tuple[int, ...], ...]
+    timeouts: tuple[int, ...] = ()
+
+
+def deal_game(deal: int, rotation: int, events: Sequence[Mapping[str, Any]], round_scored: str) -> DealGame:
+    """One finished game of a match from its recorded events."""
+    return DealGame(deal, rotation, hands_of(events, round_scored), timeouts_of(events))
 
 
 def hands_of(events: Sequence[Mapping[str, Any]], round_scored: str) -> tuple[tuple[int, ...], ...]:
     """Each hand's points by seat, from a game's recorded events (its `round_scored` events' `scores`)."""
     return tuple(tuple(event["data"]["scores"]) for event in events if event["type"] == round_scored)
+
+
+def timeouts_of(events: Sequence[Mapping[str, Any]]) -> tuple[int, ...]:
+    """By seat, the moves the service played for the seat at its deadline: its records that the system played
+    for the seat (actor "system" with a `seat`), one move being those of one append (one `at`)."""
+    created = next((event for event in events if event["type"] == GameCreated.type_name()), None)
+    players = int(created["data"]["players"]) if created is not None else 0
+    moves = {(event["seat"], event["at"]) for event in events if event["actor"] == SYSTEM and "seat" in event}
+    return tuple(sum(1 for seat, _ in moves if seat == player) for player in range(players))
 
 
 def deal_scores(count: int, games: Sequence[DealGame]) -> dict[int, list[float]]:
@@ -125,7 +144,8 @@ def deal_scores(count: int, games: Sequence[DealGame]) -> dict[int, list[float]]
 
 
 def results(labels: Sequence[str], games: Sequence[DealGame]) -> list[dict[str, Any]]:
-    """Each entrant's hands, mean points per hand and paired differences to every other (C-8)."""
+    """Each entrant's hands, mean points per hand and paired differences to every other (C-8), and the moves
+    played for it at its deadlines (a registered bot's timeouts: they count as its moves)."""
     count = len(labels)
     scores = deal_scores(count, games)
     out = []
@@ -138,7 +158,16 @@ def results(labels: Sequence[str], games: Sequence[DealGame]) -> list[dict[str, 
             mean, interval = mean_interval([s[entrant] - s[other] for s in scores.values()]) if scores else (0.0, None)
             paired.append({"vs": other_label, "mean": mean, "ci95": list(interval) if interval else None})
         mean_points = sum(points) / len(points) if points else None
-        out.append({"entrant": label, "hands": len(points), "mean_points_per_hand": mean_points, "paired": paired})
+        timeouts = sum(g.timeouts[seat_of(entrant, g.rotation, count)] for g in games if g.timeouts)
+        out.append(
+            {
+                "entrant": label,
+                "hands": len(points),
+                "mean_points_per_hand": mean_points,
+                "paired": paired,
+                "timeouts": timeouts,
+            }
+        )
     return out
 
 

@@ -183,9 +183,11 @@ def print_results(match: dict[str, Any], console: Console) -> None:
     table.add_column("entrant")
     table.add_column("hands", justify="right")
     table.add_column("points per hand", justify="right")
+    table.add_column("timeouts", justify="right")
     for result in results:
         points = result["mean_points_per_hand"]
-        table.add_row(result["entrant"], str(result["hands"]), "–" if points is None else f"{points:.2f}")
+        shown = "–" if points is None else f"{points:.2f}"
+        table.add_row(result["entrant"], str(result["hands"]), shown, str(result.get("timeouts", "–")))
     console.print(table)
     console.print("paired differences of points per hand, deal by deal:")
     pairs = Table()

@@ -52,6 +52,12 @@ class ResultSchema(ma.Schema):
     hands = ma.fields.Integer(required=True)
     mean_points_per_hand = ma.fields.Float(required=True, allow_none=True)
     paired = ma.fields.List(ma.fields.Nested(PairedSchema), required=True)
+    timeouts = ma.fields.Integer(
+        metadata={
+            "description": "moves the service played for the entrant at its deadline (a registered bot's timeouts, "
+            "counted as its moves); absent from a match that finished before they were counted"
+        }
+    )
 
 
 class ProgressSchema(ma.Schema):

@@ -24,7 +24,7 @@ from typing import Any
 
 from domain import engine
 from domain.chain import canonical_json
-from domain.duplicate_deals import DealGame, hands_of, results
+from domain.duplicate_deals import DealGame, deal_game, results
 from service.play.errors import LadderNotFound, MatchNotFound
 from service.play.matches import Matches, label_of, scores_by_deal
 from service.play.ports import MatchBook
@@ -53,7 +53,7 @@ def rated_from_record(record: Mapping[str, Any]) -> RatedMatch:
     """A finished match as the ladder sees it, from its match record (`cardtable-match/1`) alone."""
     round_scored = engine.get_game(record["game"]).round_scored.__name__
     played = [
-        DealGame(int(game["deal"]), int(game["rotation"]), hands_of(kept["events"], round_scored))
+        deal_game(int(game["deal"]), int(game["rotation"]), kept["events"], round_scored)
         for game, kept in zip(record["games"], record["records"], strict=True)
     ]
     return rated_match([label_of(entrant) for entrant in record["entrants"]], played)

@@ -31,7 +31,7 @@ from typing import Any
 
 from domain import engine
 from domain.bots import levels_for
-from domain.duplicate_deals import DealGame, deal_scores, deal_seed, hands_of, match_commitment, results, seating
+from domain.duplicate_deals import DealGame, deal_game, deal_scores, deal_seed, match_commitment, results, seating
 from domain.errors import DomainError
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from domain.verify import MATCH_FORMAT
@@ -289,7 +289,7 @@ class Matches:
         for deal in range(int(meta["deals"])):
             for rotation in range(len(entrants)):
                 record = self.history.record(game_id_of(match_id, deal, rotation))
-                played.append(DealGame(deal, rotation, hands_of(record["events"], game.round_scored.__name__)))
+                played.append(deal_game(deal, rotation, record["events"], game.round_scored.__name__))
         finished_at = self.clock_ms()
         labels = [label_of(e) for e in entrants]
         self.store.finish(match_id, results(labels, played), finished_at, scores_by_deal(len(labels), played))

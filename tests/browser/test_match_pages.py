@@ -122,6 +122,7 @@ def test_a_match_started_through_the_form_shows_its_progress_then_its_results_wi
     standings = cells(browser, "#standings tbody tr")
     assert [row[1] for row in standings] == [r["entrant"] for r in best_first]
     assert [row[3] for row in standings] == [f"{r['mean_points_per_hand']:.2f}" for r in best_first]
+    assert [row[4] for row in standings] == [str(r["timeouts"]) for r in best_first], "moves played at a deadline"
     pairs = in_page(
         browser,
         "return [...document.querySelectorAll('#paired tbody tr')].map(r => ({entrant: r.dataset.entrant,"

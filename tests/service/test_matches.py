@@ -233,6 +233,48 @@ def test_the_matches_list_newest_first_a_page_at_a_time(client: FlaskClient, app
 # ---------------------------------------------------------------- the record, checked offline
 
 
+def test_a_bot_that_never_plays_still_counts_with_its_timeouts_shown(
+    client: FlaskClient, dispatcher: RecordingDispatcher
+) -> None:
+    """Issue "Matches", item 2: a registered bot that times out still counts; its moves played at its
+    deadlines are shown in the results (and recomputed by the offline check)."""
+    registered(client, "sleepy-golfer")
+    created = start(client, entrants=[{"level": "greedy"}, {"bot": "sleepy-golfer"}], deals=2)
+    for _ in range(400):
+        dispatcher.drain()
+        dispatcher.fire_timeouts()  # the bot never asks for its turns: each is played at its deadline
+        view = client.get(f"/v1/matches/{created['id']}").get_json()
+        if view["status"] == "finished":
+            break
+    else:
+        raise AssertionError("the match did not finish")
+    timeouts = {result["entrant"]: result["timeouts"] for result in view["results"]}
+    record = client.get(f"/v1/matches/{created['id']}/record").get_json()
+    played_for_bot = 0
+    for game, kept in zip(record["games"], record["records"], strict=True):
+        seat = game["seats"].index("bot:sleepy-golfer")
+        played_for_bot += len({r["at"] for r in kept["events"] if r.get("seat") == seat and r["actor"] == "system"})
+        assert not [r for r in kept["events"] if r.get("seat") == seat and r["actor"] == seat], "the bot moved"
+    assert timeouts == {"greedy": 0, "bot:sleepy-golfer": played_for_bot} and played_for_bot > 0
+    assert all(result["hands"] == 4 for result in view["results"]), "the bot's hands count as any entrant's"
+    assert verify_match(record).ok, verify_match(record).detail
+    record["results"][1]["timeouts"] += 1
+    assert "results" in verify_match(record).detail
+
+
+def test_a_match_record_made_before_timeouts_were_counted_still_verifies(
+    client: FlaskClient, dispatcher: RecordingDispatcher
+) -> None:
+    created = start(client, deals=1, seed="older")
+    play_out(client, dispatcher, created["id"])
+    record = client.get(f"/v1/matches/{created['id']}/record").get_json()
+    for result in record["results"]:
+        del result["timeouts"]
+    assert verify_match(record).ok, verify_match(record).detail
+    record["results"][0]["hands"] += 1
+    assert not verify_match(record).ok
+
+
 def test_the_match_record_verifies_offline_and_a_changed_one_is_named(
     client: FlaskClient, dispatcher: RecordingDispatcher, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

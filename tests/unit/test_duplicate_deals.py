@@ -8,6 +8,7 @@ import pytest
 
 from domain.duplicate_deals import (
     DealGame,
+    deal_game,
     deal_ranks,
     deal_scores,
     deal_seed,
@@ -17,6 +18,7 @@ from domain.duplicate_deals import (
     mean_interval,
     results,
     seating,
+    timeouts_of,
 )
 
 
@@ -72,6 +74,26 @@ def test_results_give_paired_differences_with_the_c8_interval() -> None:
     assert out[0]["paired"] == [{"vs": "b", "mean": mean, "ci95": list(interval) if interval else None}]
     assert out[1]["paired"][0]["mean"] == -mean and out[0]["hands"] == 6
     assert results(["a", "b"], games[:2])[0]["paired"][0]["ci95"] is None, "one deal: no interval"
+
+
+def test_an_entrants_timeouts_follow_it_through_its_seats_c8() -> None:
+    """The moves played for a seat at its deadline (records the system played for that seat, one move an
+    append) are summed for the entrant the rotation put there."""
+    created = {"type": "GameCreated", "actor": "system", "data": {"players": 2}, "at": "t0"}
+    late = [
+        created,
+        {"type": "CardDrawn", "actor": "system", "seat": 1, "reason": "turn_timeout", "data": {}, "at": "t1"},
+        {"type": "CardDiscarded", "actor": "system", "seat": 1, "reason": "turn_timeout", "data": {}, "at": "t1"},
+        {"type": "CardDrawn", "actor": 0, "data": {}, "at": "t2"},
+        {"type": "CardDrawn", "actor": "system", "seat": 1, "reason": "turn_timeout", "data": {}, "at": "t3"},
+        {"type": "RoundScored", "actor": "system", "data": {"scores": [4, 9]}, "at": "t3"},
+    ]
+    assert timeouts_of(late) == (0, 2)
+    games = [deal_game(0, 0, late, "RoundScored"), deal_game(0, 1, late, "RoundScored")]
+    # rotation 0: entrant 1 at seat 1 (2 timeouts); rotation 1: entrant 0 at seat 1 (2 timeouts)
+    assert [r["timeouts"] for r in results(["a", "b"], games)] == [2, 2]
+    assert [r["timeouts"] for r in results(["a", "b"], games[:1])] == [0, 2]
+    assert [r["timeouts"] for r in results(["a", "b"], [DealGame(0, 0, ((1, 2),))])] == [0, 0], "none known"
 
 
 def test_deal_ranks_put_the_better_first_and_tie_equal_scores_c8() -> None:

@@ -34,18 +34,21 @@ DOC_RESULTS = [
         "hands": 600,
         "mean_points_per_hand": 5.75,
         "paired": [pair("expert", 0.84, 0.38, 1.30), pair("bot:acme-golfer", -0.05, -0.45, 0.35)],
+        "timeouts": 0,
     },
     {
         "entrant": "expert",
         "hands": 600,
         "mean_points_per_hand": 4.91,
         "paired": [pair("greedy", -0.84, -1.30, -0.38), pair("bot:acme-golfer", -0.89, -1.37, -0.41)],
+        "timeouts": 0,
     },
     {
         "entrant": "bot:acme-golfer",
         "hands": 600,
         "mean_points_per_hand": 5.80,
         "paired": [pair("expert", 0.89, 0.41, 1.37), pair("greedy", 0.05, -0.35, 0.45)],
+        "timeouts": 3,
     },
 ]
 DOC_SEED = "9f2c4e7a1b3d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"

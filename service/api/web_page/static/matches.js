@@ -272,9 +272,10 @@ function resultsEl(match) {
   const span = barSpan(match.results);
   const standings = h('table', { id: 'standings' },
     h('caption', {}, t('match.standingsCaption', { better: t(`match.better.${better}`) })),
-    h('thead', {}, h('tr', {}, [t('match.rank'), t('match.entrant'), t('match.hands'), t('match.pointsPerHand')].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', {}, h('tr', {}, [t('match.rank'), t('match.entrant'), t('match.hands'), t('match.pointsPerHand'), t('match.timeouts')].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, ranked.map((r, i) => h('tr', { 'data-entrant': r.entrant },
-      h('td', {}, String(i + 1)), h('th', { scope: 'row' }, entrantEl(r.entrant)), h('td', {}, String(r.hands)), h('td', {}, num(r.mean_points_per_hand))))));
+      h('td', {}, String(i + 1)), h('th', { scope: 'row' }, entrantEl(r.entrant)), h('td', {}, String(r.hands)), h('td', {}, num(r.mean_points_per_hand)),
+      h('td', { class: 'timeouts' }, r.timeouts === undefined ? '–' : String(r.timeouts))))));
   const rows = ranked.flatMap((r) => r.paired.map((pair) => {
     const verdict = verdictOf(pair, better);
     const interval = pair.ci95 ? t('match.interval', { low: num(pair.ci95[0], 2, true), high: num(pair.ci95[1], 2, true) }) : t('match.noInterval');

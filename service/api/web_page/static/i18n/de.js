@@ -501,6 +501,7 @@ export default {
   'match.entrant': 'Teilnehmer',
   'match.hands': 'Runden',
   'match.pointsPerHand': 'Punkte je Runde',
+  'match.timeouts': 'Züge zur Frist',
   'match.pairedCaption': 'Gepaarte Unterschiede der Punkte je Runde, Blatt für Blatt',
   'match.pairedHow': 'Ein gepaarter Unterschied sind die Punkte je Runde eines Teilnehmers minus die eines anderen auf denselben Blättern. Sein Balken ist das 95-%-Intervall um den Mittelwert (der Punkt), gezeichnet gegen 0 (die Linie): Ein Intervall, das 0 nicht enthält, unterscheidet die beiden; eines, das 0 enthält, nicht. In diesem Spiel sind {better} Punkte besser.',
   'match.minus': 'minus',

@@ -501,6 +501,7 @@ export default {
   'match.entrant': 'Entrant',
   'match.hands': 'Hands',
   'match.pointsPerHand': 'Points per hand',
+  'match.timeouts': 'Moves at the deadline',
   'match.pairedCaption': 'Paired differences of the points per hand, deal by deal',
   'match.pairedHow': 'A paired difference is an entrant’s points per hand minus another’s on the same deals. Its bar is the 95% interval around the mean (the dot), drawn against 0 (the line): an interval clear of 0 tells the two apart; one that holds 0 does not. In this game, {better} points are better.',
   'match.minus': 'minus',
