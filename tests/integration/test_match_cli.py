@@ -44,7 +44,10 @@ def test_a_two_deal_match_is_started_followed_and_its_results_printed(api_url: s
     assert lines[0] == f"golf match {match['id']}: 2 deals, 4 games"
     rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
     best_first = sorted(match["results"], key=lambda r: r["mean_points_per_hand"])
-    assert rows[:2] == [[r["entrant"], str(r["hands"]), f"{r['mean_points_per_hand']:.2f}"] for r in best_first]
+    shown = [  # entrant, hands, points per hand, timeouts
+        [r["entrant"], str(r["hands"]), f"{r['mean_points_per_hand']:.2f}", str(r["timeouts"])] for r in best_first
+    ]
+    assert rows[:2] == shown
     for result in best_first:
         for pair in result["paired"]:
             low, high = pair["ci95"]
