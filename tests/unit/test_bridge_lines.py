@@ -130,6 +130,14 @@ def test_a_number_spelled_as_a_float_or_a_boolean_is_not_the_legal_integer() -> 
     assert parse_action_line(b'{"position": 1, "type": "flip"}', legal) == Accepted(legal[0])
 
 
+def test_only_jsons_whitespace_around_a_line_is_ignored() -> None:
+    """Hypothesis found a vertical tab and a form feed around an action taken as that action, which no JSON
+    parser reads: RFC 8259's whitespace is space, tab, CR and LF."""
+    legal = [{"type": "draw"}]
+    assert parse_action_line(b' \t{"type": "draw"}\r\n', legal) == Accepted(legal[0])
+    assert isinstance(parse_action_line(b'\x0b{"type": "draw"}\x0c', legal), Refused)
+
+
 def test_a_byte_order_mark_before_the_action_is_ignored() -> None:
     """Some Windows programs start their output with one (JSON's RFC 8259 lets a parser ignore it)."""
     legal = [{"type": "draw", "from": "stock"}]

@@ -61,6 +61,9 @@ TOO_LONG = _TooLong()
 EOF = None
 
 
+JSON_WHITESPACE = " \t\r\n"
+
+
 def parse_action_line(line: bytes | _TooLong, legal: Sequence[dict[str, Any]]) -> Accepted | Refused:
     """What one line of the command's stdout says: exactly one of `legal`, or refused with the reason.
     Never raises, whatever the bytes."""
@@ -69,7 +72,9 @@ def parse_action_line(line: bytes | _TooLong, legal: Sequence[dict[str, Any]]) -
     if len(line) > MAX_LINE_BYTES:
         return Refused(f"the line is longer than {MAX_LINE_BYTES} bytes")
     try:
-        text = line.decode("utf-8-sig").strip()  # a byte-order mark before the line is no part of it
+        # a byte-order mark before the line is no part of it, nor JSON's whitespace around it (RFC 8259: space,
+        # tab, CR, LF; Python's strip() would also take a vertical tab or form feed that no JSON parser reads)
+        text = line.decode("utf-8-sig").strip(JSON_WHITESPACE)
     except UnicodeDecodeError as error:
         return Refused(f"the line is not UTF-8 ({error.reason} at byte {error.start})")
     if not text:
