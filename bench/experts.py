@@ -49,6 +49,14 @@ def greedy_latency(service: GameService, store: EventStore, round_name: str, gam
     return sum(latencies) / len(latencies)
 
 
+def end_games(service: GameService, game_ids: list[str]) -> None:
+    """Abandon those of the games still running: nothing of theirs is left due, for the workers of the bench's
+    later parts to play (their reconciler would find an expert due and think for it beside those parts)."""
+    for game_id in game_ids:
+        if not service.repository.load(game_id).snap.finished:
+            service.abandon(game_id, "the bench's part is over")
+
+
 def _at(record: dict[str, Any]) -> float:
     return datetime.fromisoformat(str(record["at"]).replace("Z", "+00:00")).timestamp()
 
@@ -59,11 +67,13 @@ def figure(procs: Processes, client: redis.Redis, service: GameService, store: E
     workers = procs.start_workers(1, "both-queues", BOT_QUEUES=",".join(BOT_QUEUES))
     workers += procs.start_workers(1, "quick-bots", BOT_QUEUES=BOT_QUEUE, WORKER_SCHEDULER="off")
     expert_queue = Queue(EXPERT_QUEUE, connection=client, serializer=JSONSerializer)
+    expert_games: list[str] = []
     try:
         greedy_latency(service, store, "to warm the workers up", 1)  # started, imported, caches filled
         alone = greedy_latency(service, store, "alone")
         for number in range(EXPERT_GAMES):
-            service.create_game("golf", EXPERT_SEATS, {"rounds": 9}, seed=f"bench-expert-{number}")
+            created = service.create_game("golf", EXPERT_SEATS, {"rounds": 9}, seed=f"bench-expert-{number}")
+            expert_games.append(created["id"])
         wait_until(lambda: expert_queue.started_job_registry.count > 0, 60, "an expert to think")
         beside = greedy_latency(service, store, "beside experts")
         busy = expert_queue.count + expert_queue.started_job_registry.count
@@ -71,6 +81,7 @@ def figure(procs: Processes, client: redis.Redis, service: GameService, store: E
         for worker in workers:
             procs.end(worker)
         expert_queue.empty()  # type: ignore[no-untyped-call]
+        end_games(service, expert_games)
     note = (
         f"{GREEDY_GAMES} greedy Golf games, {EXPERT_GAMES} expert games ({busy} expert jobs still due at the end), "
         f"{alone * 1000:.1f} ms a turn alone, {time.perf_counter() - started:.0f} s"
