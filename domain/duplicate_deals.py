@@ -33,6 +33,12 @@ def deal_seed(match_seed: str, deal: int) -> str:
     return hmac.new(match_seed.encode("utf-8"), message, hashlib.sha256).hexdigest()
 
 
+def entrant_label(entrant: Mapping[str, Any]) -> str:
+    """An entrant's name in results and the ladder, or a seat's in a match game's record: its level, or
+    `bot:<name>` for a registered bot."""
+    return f"bot:{entrant['bot']}" if entrant.get("bot") is not None else str(entrant.get("level"))
+
+
 def seating(entrants: Sequence[T], rotation: int) -> tuple[T, ...]:
     """Who sits where in game `rotation` of a deal: entrant (i + rotation) mod n at seat i (C-8)."""
     count = len(entrants)

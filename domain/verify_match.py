@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain import engine
-from domain.duplicate_deals import deal_game, deal_seed, match_commitment, results, seating
+from domain.duplicate_deals import deal_game, deal_seed, entrant_label, match_commitment, results, seating
 from domain.verify import MATCH_FORMAT, verify
 
 
@@ -49,7 +49,7 @@ def verify_match(record: Mapping[str, Any]) -> MatchVerdict:
             checked += 1
             round_scored = engine.get_game(record["game"]).round_scored.__name__
             played.append(deal_game(game["deal"], game["rotation"], game_record["events"], round_scored))
-        labels = [_label(entrant) for entrant in entrants]
+        labels = [entrant_label(entrant) for entrant in entrants]
         if _as_recorded(results(labels, played), record["results"]) != record["results"]:
             raise _Misfit("its results are not what its games' hands give (C-8)")
     except _Misfit as misfit:
@@ -95,14 +95,9 @@ def _check_game(
     options = game_record.get("options") or {}
     if any(options.get(option) != value for option, value in record["options"].items()):
         raise _Misfit(f"{name}: its options are not the match's")
-    seated = [_label(entrant) for entrant in seating(entrants, rotation)]
-    if [_label(seat) for seat in game_record["seats"]] != seated:
+    seated = [entrant_label(entrant) for entrant in seating(entrants, rotation)]
+    if [entrant_label(seat) for seat in game_record["seats"]] != seated:
         raise _Misfit(f"{name}: its seats are not rotation {rotation}'s {seated} (C-8)")
     verdict = verify(dict(game_record))
     if not verdict.ok:
         raise _Misfit(f"{name}: {verdict.detail}")
-
-
-def _label(entrant: Mapping[str, Any]) -> str:
-    """An entrant's label, or a seat's: its level, or `bot:<name>` for a registered bot."""
-    return f"bot:{entrant['bot']}" if entrant.get("bot") is not None else str(entrant.get("level"))

@@ -24,9 +24,9 @@ from typing import Any
 
 from domain import engine
 from domain.chain import canonical_json
-from domain.duplicate_deals import DealGame, deal_game, results
+from domain.duplicate_deals import DealGame, deal_game, entrant_label
 from service.play.errors import LadderNotFound, MatchNotFound
-from service.play.matches import Matches, label_of, scores_by_deal
+from service.play.matches import Matches, scores_by_deal
 from service.play.ports import MatchBook
 from service.play.ratings import RatedMatch, Standing, entries, rate
 
@@ -45,8 +45,8 @@ class _Kept:
 def rated_match(labels: Sequence[str], played: Sequence[DealGame]) -> RatedMatch:
     """A finished match as the ladder sees it, from its games' scored hands."""
     scores = [tuple(deal) for deal in scores_by_deal(len(labels), played) if deal is not None]
-    hands = tuple(int(result["hands"]) for result in results(labels, played))
-    return RatedMatch(tuple(labels), tuple(scores), hands)
+    hands = sum(len(game.hands) for game in played)  # every entrant plays every hand, in one seat or another
+    return RatedMatch(tuple(labels), tuple(scores), (hands,) * len(labels))
 
 
 def rated_from_record(record: Mapping[str, Any]) -> RatedMatch:
@@ -56,14 +56,14 @@ def rated_from_record(record: Mapping[str, Any]) -> RatedMatch:
         deal_game(int(game["deal"]), int(game["rotation"]), kept["events"], round_scored)
         for game, kept in zip(record["games"], record["records"], strict=True)
     ]
-    return rated_match([label_of(entrant) for entrant in record["entrants"]], played)
+    return rated_match([entrant_label(entrant) for entrant in record["entrants"]], played)
 
 
 def rated_from_header(meta: Mapping[str, str]) -> RatedMatch | None:
     """A finished match as the ladder sees it, from its stored header; None for one kept without deal scores."""
     if "deal_scores" not in meta:
         return None
-    labels = tuple(label_of(entrant) for entrant in json.loads(meta["entrants"]))
+    labels = tuple(entrant_label(entrant) for entrant in json.loads(meta["entrants"]))
     scores = tuple(tuple(deal) for deal in json.loads(meta["deal_scores"]) if deal is not None)
     hands = tuple(int(result["hands"]) for result in json.loads(meta["results"]))
     return RatedMatch(labels, scores, hands)

@@ -31,7 +31,16 @@ from typing import Any
 
 from domain import engine
 from domain.bots import levels_for
-from domain.duplicate_deals import DealGame, deal_game, deal_scores, deal_seed, match_commitment, results, seating
+from domain.duplicate_deals import (
+    DealGame,
+    deal_game,
+    deal_scores,
+    deal_seed,
+    entrant_label,
+    match_commitment,
+    results,
+    seating,
+)
 from domain.errors import DomainError
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from domain.verify import MATCH_FORMAT
@@ -69,11 +78,6 @@ def settings_from_env(environ: Mapping[str, str] = os.environ) -> MatchSettings:
         whole_setting(environ, "MATCHES_PER_CLIENT", MATCHES_PER_CLIENT, unit="matches"),
         whole_setting(environ, "MATCHES_RUNNING_MAX", MATCHES_RUNNING_MAX, 1, unit="matches"),
     )
-
-
-def label_of(entrant: Mapping[str, Any]) -> str:
-    """An entrant's name in results and the ladder: its level, or `bot:<name>` for a registered bot."""
-    return f"bot:{entrant['bot']}" if "bot" in entrant else str(entrant["level"])
 
 
 def scores_by_deal(count: int, played: Sequence[DealGame]) -> list[list[float] | None]:
@@ -164,7 +168,7 @@ class Matches:
                 raise BadMatch(f"entrants.{index}: names either a `level` or a `bot`")
             if "level" in entrant and entrant["level"] not in levels:
                 raise BadMatch(f"entrants.{index}: no level {entrant['level']!r} plays {game} (levels: {list(levels)})")
-        labels = [label_of(entrant) for entrant in entrants]
+        labels = [entrant_label(entrant) for entrant in entrants]
         if len(set(labels)) != len(labels):
             raise BadMatch("entrants: each entrant at most once")
         try:
@@ -268,7 +272,7 @@ class Matches:
         """Game `rotation` of `deal`, seated by C-8 and dealt from the deal's seed: noted, then stored."""
         self.store.note_game(match_id, deal, rotation, "started")
         self.embargo.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
-        seats = [{"kind": "bot", **entrant, "name": label_of(entrant)} for entrant in seating(entrants, rotation)]
+        seats = [{"kind": "bot", **entrant, "name": entrant_label(entrant)} for entrant in seating(entrants, rotation)]
         try:
             self.games.create_game(
                 meta["game"],
@@ -291,7 +295,7 @@ class Matches:
                 record = self.history.record(game_id_of(match_id, deal, rotation))
                 played.append(deal_game(deal, rotation, record["events"], game.round_scored.__name__))
         finished_at = self.clock_ms()
-        labels = [label_of(e) for e in entrants]
+        labels = [entrant_label(e) for e in entrants]
         self.store.finish(match_id, results(labels, played), finished_at, scores_by_deal(len(labels), played))
         stored = self.store.meta(match_id) or {}
         self.store.index_finished(match_id, meta["game"], int(stored.get("finished_at", finished_at)))
@@ -331,24 +335,14 @@ class Matches:
         if place is not None:
             self.check_open(game_id_of(place.match, place.deal, place.rotation))
 
-    def view(self, match_id: str) -> dict[str, Any]:
-        """The match as `GET /v1/matches/{id}` shows it (its seed and nonce once it has finished)."""
+    def view(self, match_id: str, with_games: bool = True) -> dict[str, Any]:
+        """The match as `GET /v1/matches/{id}` shows it (its seed and nonce once it has finished); without its
+        games, as a page of matches lists it."""
         meta = self.store.meta(match_id)
         if meta is None:
             raise MatchNotFound(match_id)
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         states = self.store.game_states(match_id)
-        labels = [label_of(entrant) for entrant in entrants]
-        games = [
-            {
-                "deal": deal,
-                "rotation": rotation,
-                "game_id": game_id_of(match_id, deal, rotation),
-                "status": "finished" if state == "finished" else "active",
-                "seats": list(seating(labels, rotation)),
-            }
-            for (deal, rotation), state in sorted(states.items())
-        ]
         finished = meta["status"] == "finished"
         total = deals * len(entrants)
         out: dict[str, Any] = {
@@ -360,23 +354,35 @@ class Matches:
             "games_total": total,
             "status": meta["status"],
             "better": "lower" if engine.get_game(meta["game"]).lowest_wins else "higher",
-            "progress": {
-                "games_finished": sum(g["status"] == "finished" for g in games),
-                "games_total": deals * len(entrants),
-            },
-            "games": games,
+            "progress": {"games_finished": sum(state == "finished" for state in states.values()), "games_total": total},
             "results": json.loads(meta["results"]) if finished else [],
             "seed_commitment": meta["seed_commitment"],
             "created_at": rfc3339(int(meta["created_at"])),
         }
+        if with_games:
+            out["games"] = self._games(match_id, [entrant_label(entrant) for entrant in entrants], states)
         if finished:
             out.update(seed=meta["seed"], nonce=meta["nonce"], finished_at=rfc3339(int(meta["finished_at"])))
         return out
 
+    @staticmethod
+    def _games(match_id: str, labels: list[str], states: Mapping[tuple[int, int], str]) -> list[dict[str, Any]]:
+        """The match's started games, in (deal, rotation) order, each with its entrants by seat."""
+        return [
+            {
+                "deal": deal,
+                "rotation": rotation,
+                "game_id": game_id_of(match_id, deal, rotation),
+                "status": "finished" if state == "finished" else "active",
+                "seats": list(seating(labels, rotation)),
+            }
+            for (deal, rotation), state in sorted(states.items())
+        ]
+
     def page(self, before: float | None, limit: int) -> tuple[list[dict[str, Any]], float | None]:
         """A page of matches, newest first, each without its games; and the cursor of the next page."""
         found = self.store.newest(before, min(limit, PAGE_MAX) + 1)
-        shown = [{k: v for k, v in self.view(match_id).items() if k != "games"} for match_id, _ in found[:limit]]
+        shown = [self.view(match_id, with_games=False) for match_id, _ in found[:limit]]
         return shown, (found[limit - 1][1] if len(found) > limit else None)
 
     def record(self, match_id: str) -> dict[str, Any]:
