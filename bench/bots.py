@@ -21,6 +21,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from bench.procs import Processes, wait_until
+from bench.records import record_time
 from bench.report import Figure, Target
 from domain.chain import record_actor
 from service.play.game_service import GameService
@@ -110,16 +111,12 @@ def turn_rate(games: Sequence[Sequence[dict[str, Any]]], workers: int) -> float:
 
     A turn is a record with a seat as actor (each action has exactly one); its time is its `at`.
     """
-    turns = [[_at(r) for r in records if isinstance(record_actor(r), int)] for records in games]
+    turns = [[record_time(r) for r in records if isinstance(record_actor(r), int)] for records in games]
     ends = sorted(times[-1] for times in turns if times)
     start = min(times[0] for times in turns if times)
     end = ends[max(0, len(ends) - workers)]
     counted = sum(1 for times in turns for moment in times if moment <= end)
     return counted / (end - start) if end > start else float("nan")
-
-
-def _at(record: dict[str, Any]) -> float:
-    return datetime.fromisoformat(str(record["at"]).replace("Z", "+00:00")).timestamp()
 
 
 def figure(

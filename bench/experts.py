@@ -12,14 +12,13 @@ figure is the mean over the games.
 from __future__ import annotations
 
 import time
-from datetime import datetime
-from typing import Any
 
 import redis
 from rq import Queue
 from rq.serializers import JSONSerializer
 
 from bench.procs import Processes, wait_until
+from bench.records import record_time
 from bench.report import Figure, Target
 from domain.chain import record_actor
 from service.play.game_service import GameService
@@ -44,8 +43,8 @@ def greedy_latency(service: GameService, store: EventStore, round_name: str, gam
     latencies = []
     for game_id in ids:
         records = store.read(game_id, after=0)
-        turns = [_at(record) for record in records if isinstance(record_actor(record), int)]
-        latencies.append((turns[-1] - _at(records[0])) / len(turns))
+        turns = [record_time(record) for record in records if isinstance(record_actor(record), int)]
+        latencies.append((turns[-1] - record_time(records[0])) / len(turns))
     return sum(latencies) / len(latencies)
 
 
@@ -55,10 +54,6 @@ def end_games(service: GameService, game_ids: list[str]) -> None:
     for game_id in game_ids:
         if not service.repository.load(game_id).snap.finished:
             service.abandon(game_id, "the bench's part is over")
-
-
-def _at(record: dict[str, Any]) -> float:
-    return datetime.fromisoformat(str(record["at"]).replace("Z", "+00:00")).timestamp()
 
 
 def figure(procs: Processes, client: redis.Redis, service: GameService, store: EventStore) -> Figure:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from bench import openloop
 from bench.bots import WORKERS as BOT_WORKERS
 from bench.openloop import Connections
 from bench.procs import Processes, Server
+from bench.records import is_seat, record_time
 from bench.report import Figure, Target
 from service.storage.event_store import EventStore
 from workers.simulate import simulate
@@ -49,18 +49,10 @@ def moves_per_second(games: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[int,
     """The moves in the games' records (a seat as actor: not a deal, nor a move the service played for a seat at
     its deadline) and how many a second from the first to the last (their `at`); nan for fewer than two
     moments."""
-    moments = [_at(record) for records in games for record in records if _is_seat(record.get("actor"))]
+    moments = [record_time(record) for records in games for record in records if is_seat(record.get("actor"))]
     if len(moments) < 2 or max(moments) == min(moments):
         return len(moments), float("nan")
     return len(moments), len(moments) / (max(moments) - min(moments))
-
-
-def _is_seat(actor: Any) -> bool:
-    return isinstance(actor, int) and not isinstance(actor, bool)
-
-
-def _at(record: Mapping[str, Any]) -> float:
-    return datetime.fromisoformat(str(record["at"]).replace("Z", "+00:00")).timestamp()
 
 
 async def start_match(port: int, deals: int) -> str:

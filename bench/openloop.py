@@ -557,35 +557,37 @@ def figures(
     return out
 
 
-def _match_figure(match: Crowded, alone_p99: float) -> Figure:
-    finished, total = match.found
+def _beside_figure(name: str, crowded: Crowded, alone_p99: float, beside: str) -> Figure:
+    """The actions' p99 beside a crowd (`beside`: what the crowd was and did) against the open loop alone."""
     return Figure(
-        "actions_p99_ms_open50_match",
-        percentile(match.latencies, 0.99) * 1000,
+        name,
+        percentile(crowded.latencies, 0.99) * 1000,
         "ms",
         alone_p99,
         Target("<=", 1.5),
-        f"same rate, while a {match.opened}-deal match is played by the RQ workers: {finished} of its {total} "
-        f"games finished in the window; floor: actions_p99_ms_open50; "
-        f"p50 {percentile(match.latencies, 0.5) * 1000:.1f} ms; action client {match.client_cpu:.0%} of a core; "
-        f"load {os.getloadavg()[0]:.1f}; {match.profile}",
+        f"same rate, {beside}; floor: actions_p99_ms_open50; "
+        f"p50 {percentile(crowded.latencies, 0.5) * 1000:.1f} ms; action client {crowded.client_cpu:.0%} of a core; "
+        f"load {os.getloadavg()[0]:.1f}; {crowded.profile}",
     )
+
+
+def _match_figure(match: Crowded, alone_p99: float) -> Figure:
+    finished, total = match.found
+    beside = (
+        f"while a {match.opened}-deal match is played by the RQ workers: {finished} of its {total} "
+        "games finished in the window"
+    )
+    return _beside_figure("actions_p99_ms_open50_match", match, alone_p99, beside)
 
 
 def _bots_figure(bots: Crowded, alone_p99: float, tier: str) -> Figure:
     held, reconnects, turns = bots.found
-    return Figure(
-        "actions_p99_ms_open50_bots",
-        percentile(bots.latencies, 0.99) * 1000,
-        "ms",
-        alone_p99,
-        Target("<=", 1.5),
-        f"same rate, {BOT_POLLS} registered bots on /v1/bots/me/turns?wait=30 and {BOT_STREAMS} on "
-        f"/v1/bots/me/stream ({tier}), none with a turn due: {held} of {bots.opened} held throughout, "
-        f"{reconnects} reconnections, {turns} turns; floor: actions_p99_ms_open50; "
-        f"p50 {percentile(bots.latencies, 0.5) * 1000:.1f} ms; action client {bots.client_cpu:.0%} of a core; "
-        f"load {os.getloadavg()[0]:.1f}; {bots.profile}",
+    beside = (
+        f"{BOT_POLLS} registered bots on /v1/bots/me/turns?wait=30 and {BOT_STREAMS} on /v1/bots/me/stream "
+        f"({tier}), none with a turn due: {held} of {bots.opened} held throughout, {reconnects} reconnections, "
+        f"{turns} turns"
     )
+    return _beside_figure("actions_p99_ms_open50_bots", bots, alone_p99, beside)
 
 
 def _watcher_figures(watchers: Crowded, alone_p99: float, tier: str) -> list[Figure]:

@@ -26,7 +26,6 @@ import random
 import re
 import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from multiprocessing.connection import Connection as PipeEnd
 from typing import Any
 
@@ -34,6 +33,7 @@ from bench import moves, registered
 from bench.client import Connection, HttpError, percentile
 from bench.openloop import Connections, CpuProfile, bots_gone
 from bench.procs import Processes, Server, cpu_seconds
+from bench.records import is_seat, record_time
 from bench.report import Figure, Target
 from domain.chain import record_actor
 from service.storage.event_store import EventStore
@@ -296,11 +296,11 @@ def turns_between(games: Sequence[Sequence[Mapping[str, Any]]], start: float, en
     played = timed_out = 0
     for records in games:
         for record in records:
-            if not start <= _at(record) <= end:
+            if not start <= record_time(record) <= end:
                 continue
-            if _is_seat(record["actor"]):
+            if is_seat(record["actor"]):
                 played += 1
-            elif _is_seat(record_actor(record)):
+            elif is_seat(record_actor(record)):
                 timed_out += 1
     return played, timed_out
 
@@ -310,17 +310,9 @@ def waits_over(games: Sequence[Sequence[Mapping[str, Any]]], seconds: float, sta
     their game (a turn left leased, say)."""
     count = 0
     for records in games:
-        times = [_at(record) for record in records if _is_seat(record["actor"])]
+        times = [record_time(record) for record in records if is_seat(record["actor"])]
         count += sum(1 for before, at in itertools.pairwise(times) if start <= at <= end and at - before >= seconds)
     return count
-
-
-def _is_seat(actor: Any) -> bool:
-    return isinstance(actor, int) and not isinstance(actor, bool)
-
-
-def _at(record: Mapping[str, Any]) -> float:
-    return datetime.fromisoformat(str(record["at"]).replace("Z", "+00:00")).timestamp()
 
 
 async def _remote_games(port: int) -> tuple[list[str], list[str]]:

@@ -129,11 +129,10 @@ def follow(
     shown: bool,
     poll_seconds: float = POLL_SECONDS,
     stall_seconds: float = STALL_SECONDS,
-    clock: Callable[[], float] = time.monotonic,
 ) -> dict[str, Any]:
     """Read the match until it has finished, a progress bar counting its games; the finished match."""
     progress = match["progress"]
-    moved = answered = clock()
+    moved = answered = time.monotonic()
     with progress_bar(shown) as bar:
         task = bar.add_task(
             f"{match['game']} match {match['id']}", total=progress["games_total"], completed=progress["games_finished"]
@@ -143,10 +142,10 @@ def follow(
             try:
                 fresh = client.match(match["id"])
             except Unavailable:
-                if clock() - answered > UNREACHABLE_SECONDS:
+                if time.monotonic() - answered > UNREACHABLE_SECONDS:
                     raise
                 continue
-            answered = clock()
+            answered = time.monotonic()
             if fresh["progress"]["games_finished"] != match["progress"]["games_finished"]:
                 moved = answered
             elif fresh["status"] != "finished" and answered - moved > stall_seconds:

@@ -10,6 +10,7 @@ import prometheus_client
 import pytest
 
 from bench import openloop, registered, remote
+from bench.records import record_time
 from service.api.bot_routes import NAME_PATTERN
 
 
@@ -34,7 +35,7 @@ def test_the_turns_in_the_window_are_the_seats_own_and_a_timeouts_are_counted_ap
         record("2026-12-04T10:00:09.000Z", 1),  # after the window
     ]
     other = [record("2026-12-04T10:00:00.500Z", 2), record("2026-12-04T10:00:02.500Z", True)]
-    start = remote._at(record("2026-12-04T10:00:00.500Z", 0))
+    start = record_time(record("2026-12-04T10:00:00.500Z", 0))
     assert remote.turns_between([game, other], start, start + 3) == (3, 1)
 
 
@@ -46,7 +47,7 @@ def test_a_turn_that_came_long_after_the_turn_before_it_in_its_game_is_counted()
         record("2026-12-04T10:00:05.200Z", 0),
         record("2026-12-04T10:00:20.000Z", 1),  # after the window
     ]
-    start = remote._at(record("2026-12-04T10:00:01.000Z", 0))
+    start = record_time(record("2026-12-04T10:00:01.000Z", 0))
     assert remote.waits_over([game], 4.0, start, start + 10) == 1
     assert remote.waits_over([game], 6.0, start, start + 30) == 1
     assert remote.waits_over([game], 4.0, start + 5, start + 10) == 0

@@ -45,7 +45,7 @@ export function catalog() {
   return catalogPromise;
 }
 
-export const BOTS_SHOWN = 200; // the registered bots a seat offers: the first ones by name
+const BOTS_SHOWN = 200; // the registered bots a seat offers: the first ones by name
 
 /** The bots registered for `game` (GET /v1/bots?game=, following `next`), at most BOTS_SHOWN of them. */
 export async function registeredBots(game) {

@@ -8,8 +8,8 @@ import { language, t, tn } from './i18n.js';
 import { optionInput, readOptions } from './options.js';
 import { errorText, fullTitle, title } from './play.js';
 
-export const matchPath = (id) => `/v1/matches/${encodeURIComponent(id)}`;
-export const POLL_MS = 1000; // a running match is read again this often
+const matchPath = (id) => `/v1/matches/${encodeURIComponent(id)}`;
+const POLL_MS = 1000; // a running match is read again this often
 const LIST_PAGE = 20;
 const DEFAULT_DEALS = 10;
 const DEALS_MAX = 1000;
@@ -44,16 +44,16 @@ export function when(iso) {
 }
 
 /** A level's word in the page's language ("greedy"; a plug-in's level as it is named). */
-export function levelWord(level) {
+function levelWord(level) {
   const key = `level.${level}`;
   return t(key).startsWith('⟦') ? level : t(key);
 }
 
 /** An entrant's label as results and the ladder give it: a level, or `bot:<name>` for a registered bot. */
-export const labelOf = (entrant) => (entrant.bot ? `bot:${entrant.bot}` : entrant.level);
+const labelOf = (entrant) => (entrant.bot ? `bot:${entrant.bot}` : entrant.level);
 
 /** An entrant in words: the level's word, or the bot's name. */
-export function entrantText(label) {
+function entrantText(label) {
   return label.startsWith('bot:') ? label.slice(4) : levelWord(label);
 }
 
@@ -230,7 +230,7 @@ export class MatchesPage {
 
 /** How a paired difference reads: `better` or `worse` (its interval clear of 0), `even` (holding 0), `single`
  * (one deal: no interval). `better` is the match's: lower or higher points are better. */
-export function verdictOf(pair, better) {
+function verdictOf(pair, better) {
   if (!pair.ci95) return 'single';
   const [low, high] = pair.ci95;
   if (low <= 0 && high >= 0) return 'even';
@@ -238,7 +238,7 @@ export function verdictOf(pair, better) {
 }
 
 /** A paired difference as a bar around 0 (an SVG image with its words): the interval, the mean a dot. */
-export function pairBar(pair, verdict, span, label) {
+function pairBar(pair, verdict, span, label) {
   const { width, height, pad } = BAR;
   const x = (v) => width / 2 + (v / span) * (width / 2 - pad);
   const el = (tag, attrs) => {
@@ -368,7 +368,7 @@ export class MatchPage {
     }
     if (this.stopped) return;
     if (match) this.show(match);
-    if (!match || match.status === 'running') this.timer = window.setTimeout(() => this.poll(), POLL_MS);
+    if (!match) this.timer = window.setTimeout(() => this.poll(), POLL_MS); // show() schedules the next read of a running match
   }
 
   layout(match) {
