@@ -6,7 +6,7 @@ import { helpEl, ruleAnchor, winsLine } from './help.js';
 import { language, LANGUAGES, setLanguage, t } from './i18n.js';
 import { BotPage, LadderPage } from './ladder.js';
 import { MatchesPage, MatchPage } from './matches.js';
-import { optionInput, readOptions } from './options.js';
+import { botOption, levelWord, optionInput, playerCount, readOptions } from './options.js';
 import { fullTitle, PlayPage, title } from './play.js';
 import { openForm, ReplayPage, replayIndex } from './replay.js';
 
@@ -50,12 +50,6 @@ function defaultName(i, kind, level, bot) {
 
 const DEFAULT_LEVEL = 'greedy';
 
-/** A registered bot as a seat's choice: "acme-golfer (online)"; its option carries the bot's name. */
-function botOption(bot) {
-  return h('option', { value: `bot:${bot.name}`, dataset: { bot: bot.name } },
-    t(bot.online ? 'form.botOnline' : 'form.botOffline', { name: bot.name }));
-}
-
 /** Offer `bots` (the game's registered bots) in a seat's bot choice, keeping the choice if it is still offered. */
 function offerBots(select, bots) {
   const chosen = select.value;
@@ -73,7 +67,7 @@ function seatRow(i, levels, bots) {
   const name = h('input', { id: `seat-${i}-name`, maxlength: 40, autocomplete: 'off' });
   const level = h('select', { id: `seat-${i}-level`, class: 'seat-level' },
     h('optgroup', { class: 'house', label: t('form.houseBots') },
-      levels.map((l) => h('option', { value: l, selected: l === DEFAULT_LEVEL }, t(`level.${l}`).startsWith('⟦') ? l : t(`level.${l}`)))));
+      levels.map((l) => h('option', { value: l, selected: l === DEFAULT_LEVEL }, levelWord(l)))));
   const levelField = h('span', { class: 'level-field' }, h('label', { for: `seat-${i}-level` }, t('form.level')), ' ', level);
   const sync = () => {
     levelField.hidden = kind.value !== 'bot';
@@ -128,7 +122,7 @@ async function home() {
 
   const drawSeats = () => {
     const game = chosen();
-    const count = Math.max(game.players.min, Math.min(game.players.max, Number(players.value) || DEFAULT_PLAYERS));
+    const count = playerCount(game, players.value, DEFAULT_PLAYERS);
     const before = seatList.children.length;
     while (seatList.children.length > count) seatList.lastElementChild.remove();
     for (let i = before; i < count; i += 1) seatList.append(seatRow(i, game.bot_levels, bots));
@@ -147,7 +141,7 @@ async function home() {
     drawBots(game.id);
     players.min = String(game.players.min);
     players.max = String(game.players.max);
-    const count = Math.max(game.players.min, Math.min(game.players.max, Number(players.value) || DEFAULT_PLAYERS));
+    const count = playerCount(game, players.value, DEFAULT_PLAYERS);
     players.value = String(count);
     replace(optionBox, game.options.map((option) => optionInput(game.id, option)));
     wins.textContent = winsLine(game.id);

@@ -5,7 +5,7 @@ import { api, catalog, registeredBots } from './api.js';
 import { announce, h, replace } from './dom.js';
 import { helpEl, winsLine } from './help.js';
 import { language, t, tn } from './i18n.js';
-import { optionInput, readOptions } from './options.js';
+import { botOption, levelWord, optionInput, playerCount, readOptions } from './options.js';
 import { errorText, fullTitle, title } from './play.js';
 
 const matchPath = (id) => `/v1/matches/${encodeURIComponent(id)}`;
@@ -41,12 +41,6 @@ export function when(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso ?? '';
   return new Intl.DateTimeFormat(language(), { dateStyle: 'medium', timeStyle: 'medium' }).format(date);
-}
-
-/** A level's word in the page's language ("greedy"; a plug-in's level as it is named). */
-function levelWord(level) {
-  const key = `level.${level}`;
-  return t(key).startsWith('⟦') ? level : t(key);
 }
 
 /** An entrant's label as results and the ladder give it: a level, or `bot:<name>` for a registered bot. */
@@ -105,11 +99,6 @@ export function matchList(first, { signal, empty = t('matches.none'), filter = (
 
 // ------------------------------------------------------------ #/matches: the list and the form
 
-/** A registered bot as an entrant's choice: "acme-golfer (online)". */
-function botOption(bot) {
-  return h('option', { value: `bot:${bot.name}` }, t(bot.online ? 'form.botOnline' : 'form.botOffline', { name: bot.name }));
-}
-
 function entrantRow(i, levels, bots) {
   const chosen = levels[i] ?? levels[0];
   const select = h('select', { id: `entrant-${i}`, class: 'entrant-choice' },
@@ -165,7 +154,7 @@ export class MatchesPage {
 
     const drawRows = () => {
       const game = chosen();
-      const n = Math.max(game.players.min, Math.min(game.players.max, Number(count.value) || 2));
+      const n = playerCount(game, count.value, 2);
       while (rows.children.length > n) rows.lastElementChild.remove();
       for (let i = rows.children.length; i < n; i += 1) rows.append(entrantRow(i, game.bot_levels, bots));
     };
@@ -173,7 +162,7 @@ export class MatchesPage {
       const game = chosen();
       count.min = String(game.players.min);
       count.max = String(game.players.max);
-      count.value = String(Math.max(game.players.min, Math.min(game.players.max, Number(count.value) || 2)));
+      count.value = String(playerCount(game, count.value, 2));
       bots = [];
       replace(rows);
       drawRows();

@@ -1,5 +1,6 @@
-// A game's options as form fields (the new-game and the new-match forms): each with its hint in the page's
-// language, the hint's rule ids linking to the rule in "How to play"; and the options a form sets.
+// What the new-game and the new-match forms share: a game's options as form fields, each with its hint in the
+// page's language, the hint's rule ids linking to the rule in "How to play", and the options a form sets; the
+// words for a bot level and a registered bot among a seat's choices; the player count a game takes.
 import { h } from './dom.js';
 import { ruleAnchor } from './help.js';
 import { t } from './i18n.js';
@@ -49,4 +50,21 @@ export function readOptions(form, game) {
     options[option.name] = value;
   }
   return options;
+}
+
+/** A level's word in the page's language ("greedy"; a plug-in's level as it is named). */
+export function levelWord(level) {
+  const key = `level.${level}`;
+  return t(key).startsWith('⟦') ? level : t(key);
+}
+
+/** A registered bot as a seat's choice: "acme-golfer (online)"; its option carries the bot's name. */
+export function botOption(bot) {
+  return h('option', { value: `bot:${bot.name}`, dataset: { bot: bot.name } },
+    t(bot.online ? 'form.botOnline' : 'form.botOffline', { name: bot.name }));
+}
+
+/** The number of players `asked` for, within what `game` takes (`fallback` when nothing is asked). */
+export function playerCount(game, asked, fallback) {
+  return Math.max(game.players.min, Math.min(game.players.max, Number(asked) || fallback));
 }
