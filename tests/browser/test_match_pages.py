@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -80,6 +81,23 @@ def cells(browser: Chrome, selector: str) -> list[list[str]]:
     return found
 
 
+def wait_for_finish(browser: Chrome, site: str, match_id: str, *logs: Path) -> None:
+    """Wait for the match page to show the match finished; if it does not, fail with what the service says of
+    the match, what the page logged and the tails of `logs` (so that a stall can be told from a slow page)."""
+    try:
+        wait_for(browser, "the match finished", lambda b: page_data(b, "status") == "finished", timeout=MATCH_WAIT)
+    except TimeoutException:
+        match = get_json(f"{site}/v1/matches/{match_id}")
+        games = [(g.get("deal"), g.get("rotation"), g.get("status")) for g in match.get("games", [])]
+        tails = {path.name: path.read_text(errors="replace")[-4000:] for path in logs if path.exists()}
+        console = [entry.get("message") for entry in browser.get_log("browser")][-20:]
+        pytest.fail(
+            f"match {match_id} not finished on the page after {MATCH_WAIT} s: the service says {match['status']}, "
+            f"{match['progress']}, games {games}; the page shows {page_data(browser, 'status')}; "
+            f"console {console}; logs {tails}"
+        )
+
+
 def test_a_match_started_through_the_form_shows_its_progress_then_its_results_with_bars(
     browser: Chrome, site: str, screenshots: Path
 ) -> None:
@@ -106,7 +124,7 @@ def test_a_match_started_through_the_form_shows_its_progress_then_its_results_wi
     wait_for(browser, "the match page", lambda b: page_data(b, "match-id"))
     match_id = str(page_data(browser, "match-id"))
     assert browser.current_url.endswith(f"#/match/{match_id}")
-    wait_for(browser, "the match finished", lambda b: page_data(b, "status") == "finished", timeout=MATCH_WAIT)
+    wait_for_finish(browser, site, match_id)
     states = in_page(browser, "return window.matchStates;")
     running = [(value, top) for status, value, top in states if status == "running" and top is not None]
     assert running and all(top == 6 and 0 <= value <= 6 for value, top in running), states
@@ -226,7 +244,7 @@ def check_ladder_pages(browser: Chrome, site: str, bot: str, ladder: dict[str, A
 
 
 def test_a_bots_page_shows_its_profile_ladder_places_and_matches_and_the_ladder_page_its_game(
-    browser: Chrome, site: str, screenshots: Path, bridged_bot: str
+    browser: Chrome, site: str, screenshots: Path, bridged_bot: str, tmp_path: Path
 ) -> None:
     name = bridged_bot
     body = {"game": "golf", "options": {"rounds": 1}, "entrants": [{"bot": name}, {"level": "random"}], "deals": 2}
@@ -234,7 +252,7 @@ def test_a_bots_page_shows_its_profile_ladder_places_and_matches_and_the_ladder_
     assert status == 201, created
     set_language(browser, site, "en")
     browser.get(f"{site}/#/match/{created['id']}")
-    wait_for(browser, "the match finished", lambda b: page_data(b, "status") == "finished", timeout=MATCH_WAIT)
+    wait_for_finish(browser, site, created["id"], tmp_path / "bridge.log")
     entrant = browser.find_element(By.CSS_SELECTOR, f"#standings a.entrant[href='#/bot/{name}']")
     entrant.click()  # a registered bot in the results links to its page
 

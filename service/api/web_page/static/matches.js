@@ -381,6 +381,10 @@ export class MatchPage {
   }
 
   show(match) {
+    if (match.status === 'running' && !this.stopped) { // first, so that a drawing that fails cannot end the reads
+      window.clearTimeout(this.timer);
+      this.timer = window.setTimeout(() => this.poll(), POLL_MS);
+    }
     const key = `${match.status}/${match.progress.games_finished}/${match.games.length}`;
     if (key !== this.shown) {
       const before = this.shown;
@@ -388,10 +392,6 @@ export class MatchPage {
       this.page.dataset.status = match.status;
       this.render(match);
       if (before?.startsWith('running') && match.status === 'finished') announce(t('match.finishedNow'));
-    }
-    if (match.status === 'running' && !this.stopped) {
-      window.clearTimeout(this.timer);
-      this.timer = window.setTimeout(() => this.poll(), POLL_MS);
     }
   }
 
