@@ -38,7 +38,7 @@ from tests.integration.conftest import ROOT, stop
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
-MATCH_WAIT = 90  # seconds for a small all-bot match to finish through one worker
+MATCH_WAIT = 180  # seconds for a small all-bot match to finish through one worker, on a loaded machine too
 
 # every change of the match page noted as it happens: the progress bar (value, max) and the page's status, so
 # that a bar shown only for a moment is seen too
@@ -89,11 +89,12 @@ def wait_for_finish(browser: Chrome, site: str, match_id: str, *logs: Path) -> N
     except TimeoutException:
         match = get_json(f"{site}/v1/matches/{match_id}")
         games = [(g.get("deal"), g.get("rotation"), g.get("status")) for g in match.get("games", [])]
+        bots = {e["bot"]: get_json(f"{site}/v1/bots/{e['bot']}") for e in match["entrants"] if "bot" in e}
         tails = {path.name: path.read_text(errors="replace")[-4000:] for path in logs if path.exists()}
         console = [entry.get("message") for entry in browser.get_log("browser")][-20:]
         pytest.fail(
             f"match {match_id} not finished on the page after {MATCH_WAIT} s: the service says {match['status']}, "
-            f"{match['progress']}, games {games}; the page shows {page_data(browser, 'status')}; "
+            f"{match['progress']}, games {games}; bots {bots}; the page shows {page_data(browser, 'status')}; "
             f"console {console}; logs {tails}"
         )
 
