@@ -17,6 +17,7 @@ wins; ties are broken by the seeded stream.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -55,6 +56,10 @@ class Model:
     may_end: bool
     columns_seen: dict[Ranks, float] = dataclasses.field(default_factory=dict, compare=False, repr=False)
     """Column estimates already worked out under this model (a cache: the same columns recur)."""
+
+
+NO_MODEL = Model(probs={}, mean=0.0, rivals=0.0, may_end=False)
+"""A model for what no model changes: a column with no face-down card."""
 
 
 # ---------------------------------------------------------------- the policy
@@ -127,23 +132,23 @@ def draw_value(grid: Ranks, model: Model) -> float:
     """G-6: the average, over unseen ranks, of the best use of the drawn card.
 
     The same as taking the best `outcome(place(grid, p, rank))`, worked out column by column:
-    a card placed changes only its own column's estimate.
+    a card placed changes only its own column's estimate (the rollouts of the expert's search
+    spend most of their time here).
     """
     toss = discard_value(grid, model)
     cols = COLUMN_POSITIONS[len(grid)]
     values = [column_value(tuple(grid[q] for q in col), model) for col in cols]
     unknown = grid.count(UNKNOWN)
+    places = [
+        (p % COLUMNS, cols[p % COLUMNS], unknown - (cell == UNKNOWN)) for p, cell in enumerate(grid) if cell is not None
+    ]
     total = 0.0
     for rank, prob in model.probs.items():
         best = toss
-        for p, cell in enumerate(grid):
-            if cell is None:
-                continue
-            c = p % COLUMNS
+        for (c, col, left), p in zip(places, (p for p, cell in enumerate(grid) if cell is not None), strict=True):
             placed = values.copy()
-            placed[c] = column_value(tuple(rank if q == p else grid[q] for q in cols[c]), model)
-            score = _penalised(sum_columns(placed), unknown - (cell == UNKNOWN), model)
-            best = min(best, score)
+            placed[c] = column_value(tuple(rank if q == p else grid[q] for q in col), model)
+            best = min(best, _penalised(sum_columns(placed), left, model))
         total += prob * best
     return total
 
@@ -205,11 +210,18 @@ def sum_columns(values: Sequence[float]) -> float:
 
 
 def column_value(cells: Ranks, model: Model) -> float:
-    """`column_estimate`, worked out once per column under a model."""
+    """`column_estimate`, worked out once per column under a model (once for good if no card is face down)."""
     value = model.columns_seen.get(cells)
     if value is None:
-        value = model.columns_seen[cells] = column_estimate(cells, model)
+        known = UNKNOWN not in cells
+        value = model.columns_seen[cells] = _known_column(cells) if known else column_estimate(cells, model)
     return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_column(cells: Ranks) -> float:
+    """`column_estimate` of a column with no face-down card, which no model changes (at most 14^3 of them)."""
+    return column_estimate(cells, NO_MODEL)
 
 
 COLUMN_POSITIONS = {size: columns(size) for size in (6, 9)}
@@ -272,7 +284,8 @@ def build_model(view: Mapping[str, Any]) -> Model:
 def unseen_distribution(view: Mapping[str, Any]) -> dict[str, float]:
     """Rank probabilities of an unseen card: the decks in play less every visible card."""
     table = view["table"]
-    counts = {rank: 4 * _decks_in_play(table) for rank in RANKS}
+    each = 4 * _decks_in_play(table)
+    counts = dict.fromkeys(RANKS, each)
     for card in visible_cards(view):
         rank = rank_of(card)
         if counts.get(rank, 0) > 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -273,6 +274,54 @@ def test_estimate_counts_the_chance_that_a_face_down_card_pairs() -> None:
     # (?, ?): only 9 with A (chance 6/16) scores, 10; two 9s or two As score 0
     assert golf_bot.column_estimate((golf_bot.UNKNOWN,) * 2, model) == pytest.approx(3.75)
     assert golf_bot.column_estimate((None, None), model) == 0
+
+
+def _grids_met_in_play(players: int, seed: str) -> list[tuple[golf_bot.Ranks, golf_bot.Model]]:
+    """Every acting seat's grid and model in a greedy Golf game, past the setup."""
+    snap, _ = engine.start(engine.make_config("golf", players, {"rounds": 2}, seed))
+    met = []
+    while not snap.finished:
+        seat = snap.to_act()[0]
+        view = engine.view(snap, seat)
+        if view["phase"] != "setup":
+            met.append((golf_bot.own_grid(view), golf_bot.build_model(view)))
+        snap, _ = engine.act(snap, seat, decide(snap, seat, "greedy", SeededStream(seed, str(snap.version))))
+    return met
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_drawn_cards_value_is_the_best_use_of_each_unseen_rank_exactly(players: int) -> None:
+    """G-6: drawing is worth the mean over unseen ranks of the best of tossing the card and placing it anywhere;
+    the column by column working (the expert's rollouts' hot spot) gives the very same number, so greedy's
+    choices and their ties do not change with it."""
+    compared = 0
+    for grid, model in _grids_met_in_play(players, f"draw-{players}"):
+        toss = golf_bot.discard_value(grid, model)
+        plain = sum(
+            prob
+            * min(
+                [toss]
+                + [
+                    golf_bot.outcome(golf_bot.place(grid, p, rank), model)
+                    for p, cell in enumerate(grid)
+                    if cell is not None
+                ]
+            )
+            for rank, prob in model.probs.items()
+        )
+        fresh = dataclasses.replace(model, columns_seen={})
+        assert golf_bot.draw_value(grid, fresh) == plain
+        compared += 1
+    assert compared > 20
+
+
+def test_a_column_with_no_face_down_card_is_worth_the_same_under_any_model() -> None:
+    """G-13: a column of known cards scores what its cards do, whatever the unseen cards may be; so its estimate
+    is worked out once for good."""
+    models = [model for _, model in _grids_met_in_play(3, "known-columns")][::7]
+    for cells in [("9", "9"), ("9", "A", "9"), ("K", None, "2"), ("5", "5", "5"), (None, None, None)]:
+        values = {golf_bot.column_value(cells, dataclasses.replace(m, columns_seen={})) for m in models}
+        assert values == {golf_bot.column_estimate(cells, golf_bot.NO_MODEL)}
 
 
 # ---------------------------------------------------------------- strength
