@@ -110,11 +110,11 @@ def candidate_indexes(
 
 def utility(snap: engine.Snapshot[Any], seat: int) -> float:
     """How good `snap` is for `seat`: its lead over the other seats' mean total and, once the
-    game is over, whether it won.
+    game is over, its placings.
 
-    The end is centred on a fair chance: a won game adds WIN_VALUE, a lost one takes away
-    WIN_VALUE / (players - 1), so a game that goes on with even chances sits between the two
-    and ending it while behind is as bad as it really is. While the round runs, a game's
+    The end counts the seat's place against each other seat (`placing_value`): it is centred on
+    a fair chance, so a game that goes on with even chances sits between winning and losing and
+    ending it while behind is as bad as it really is. While the round runs, a game's
     `expert_estimate(snap)` (if it has one) adds what each seat is expected to score in it, so
     that a rollout may stop before the round is scored.
     """
@@ -133,8 +133,33 @@ def standing_value(points: Sequence[float], winners: Sequence[int] | None, seat:
     lead = points[seat] - sum(others) / len(others)
     value = -lead if lowest_wins else lead
     if winners is not None:
-        value += WIN_VALUE if seat in winners else -WIN_VALUE / len(others)
+        value += placing_value(points, winners, seat, lowest_wins)
     return value
+
+
+def placing_value(points: Sequence[float], winners: Sequence[int], seat: int, lowest_wins: bool) -> float:
+    """What the finished game's placings are worth to `seat`: WIN_VALUE shared out over the other seats,
+    each one it finished ahead of adding its share and each one ahead of it taking a share away.
+
+    A winner (C-7, a shared win too) is ahead of every other seat and gets WIN_VALUE; among the seats that
+    did not win, the better total is ahead and an equal one is neither. At two seats that is winning or
+    losing the game, as before; at more it also tells second place from last, which a win alone does not,
+    and second place is what a seat can still play for in most deals with three others.
+    """
+    share = WIN_VALUE / (len(points) - 1)
+    return share * sum(
+        _ahead(points, winners, seat, other, lowest_wins) for other in range(len(points)) if other != seat
+    )
+
+
+def _ahead(points: Sequence[float], winners: Sequence[int], seat: int, other: int, lowest_wins: bool) -> int:
+    """1 if `seat` finished ahead of `other`, -1 if behind, 0 if neither (see `placing_value`)."""
+    if seat in winners:
+        return 1
+    if other in winners:
+        return -1
+    better = points[other] - points[seat] if lowest_wins else points[seat] - points[other]
+    return (better > 0) - (better < 0)
 
 
 def rollout(world: engine.Snapshot[Any], seat: int, action: Mapping[str, Any], stream: str, horizon: int) -> float:

@@ -115,8 +115,10 @@ def test_unseen_cards_is_the_deck_less_what_is_seen() -> None:
         expert.unseen_cards(["AS"], ["KD"], SeededStream("u", "1"))
 
 
-def test_a_finished_game_counts_who_won_above_any_lead() -> None:
-    """C-7: once the game is over only winning counts; the end is centred on a fair chance."""
+def test_a_finished_game_counts_its_placings_above_any_lead() -> None:
+    """C-7: once the game is over its placings count above any lead: a winner is ahead of every other
+    seat, the others by their totals (lowest wins in Golf), each seat ahead or behind worth a share of
+    WIN_VALUE; the end is centred on a fair chance."""
     snap, _ = engine.start(engine.make_config("golf", 3, {"rounds": 1}, "won"))
     step = 0
     while not snap.finished:
@@ -130,13 +132,41 @@ def test_a_finished_game_counts_who_won_above_any_lead() -> None:
     totals = snap.game.standing(snap.state)[1]
     for seat in range(3):
         lead = sum(totals) / 2 - totals[seat] * 1.5  # lowest wins: the others' mean less one's own
-        end = expert.WIN_VALUE if seat in winners else -expert.WIN_VALUE / 2
-        assert expert.utility(snap, seat) == pytest.approx(lead + end)
-    assert (
-        min(expert.utility(snap, s) for s in winners)
-        > 0
-        > max(expert.utility(snap, s) for s in range(3) if s not in winners)
+        ahead = (
+            2
+            if seat in winners
+            else sum(
+                -1 if other in winners else (totals[seat] < totals[other]) - (totals[seat] > totals[other])
+                for other in range(3)
+                if other != seat
+            )
+        )
+        assert expert.utility(snap, seat) == pytest.approx(lead + ahead * expert.WIN_VALUE / 2)
+    assert min(expert.utility(snap, s) for s in winners) > max(
+        expert.utility(snap, s) for s in range(3) if s not in winners
     )
+
+
+@pytest.mark.parametrize(
+    ("points", "winners", "values"),
+    [
+        ((3, 9), (0,), (1.0, -1.0)),  # two seats: winning or losing the game
+        ((5, 5), (0, 1), (1.0, 1.0)),  # a shared win is a win for each
+        ((2, 7, 9, 12), (0,), (1.0, 1 / 3, -1 / 3, -1.0)),  # four seats: second place is worth more than third
+        ((2, 7, 7, 12), (0,), (1.0, 0.0, 0.0, -1.0)),  # an equal total is neither ahead nor behind
+    ],
+)
+def test_the_placings_share_out_the_win_value(
+    points: tuple[int, ...], winners: tuple[int, ...], values: tuple[float, ...]
+) -> None:
+    """C-7 (lowest wins, as in Golf): a winner gets WIN_VALUE, the last seat loses it, the seats between
+    get a share for each seat they finished ahead of, less one for each ahead of them."""
+    got = [expert.placing_value(points, winners, seat, lowest_wins=True) for seat in range(len(points))]
+    assert got == pytest.approx([v * expert.WIN_VALUE for v in values])
+    highest = [
+        expert.placing_value([-p for p in points], winners, seat, lowest_wins=False) for seat in range(len(points))
+    ]
+    assert highest == pytest.approx(got), "the highest total wins: the same placings mirrored"
 
 
 @pytest.mark.parametrize(("gains", "extended"), [((10.0, -8.0), True), ((5.0, 5.0), False), ((0.0, 0.0), False)])
