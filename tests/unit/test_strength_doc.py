@@ -271,20 +271,40 @@ def test_the_reading_of_duplicate_against_independent_deals_holds() -> None:
     assert f"at one table ({romme_together:.0%}) and more than independent deal scores ({romme_apart:.0%})" in reading
 
 
-def test_the_four_seat_golf_match_is_shown_as_its_json_says() -> None:
-    """The four-seat section: each entrant's points per hand, its paired difference with greedy and its
-    ladder ordinal, as the match's view and the ladder answered them."""
+def test_the_four_seat_golf_matches_are_shown_as_their_json_says() -> None:
+    """The four-seat section: per match, each entrant's points per hand and its paired difference with greedy;
+    the ladder after both, by ordinal; and the order issue 38 asks of it, random < greedy < expert."""
     run = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))
-    ordinals = {entry["entrant"]: entry["rating"]["ordinal"] for entry in run["ladder"]["ladder"]}
-    text = DOC.read_text(encoding="utf-8")
-    for result in run["match"]["results"]:
-        entrant = result["entrant"]
-        versus = [pair for pair in result["paired"] if pair["vs"] == "greedy"]
-        diff = "-" if not versus else "{:+.2f} [{:+.2f}, {:+.2f}]".format(versus[0]["mean"], *versus[0]["ci95"])
-        line = f"| {entrant} | {result['mean_points_per_hand']:.2f} | {diff} | {ordinals[entrant]:.2f} |"
+    text = DOC.read_text(encoding="utf-8").split("## Golf at four seats")[1]
+    for number, match in enumerate(run["matches"], start=1):
+        for result in match["results"]:
+            versus = [pair for pair in result["paired"] if pair["vs"] == "greedy"]
+            diff = "-" if not versus else "{:+.2f} [{:+.2f}, {:+.2f}]".format(versus[0]["mean"], *versus[0]["ci95"])
+            line = f"| {number} | {result['entrant']} | {result['mean_points_per_hand']:.2f} | {diff} |"
+            assert line in text, line
+    ladder = run["ladder"]["ladder"]
+    for place, entry in enumerate(ladder, start=1):
+        rating = f"{entry['rating']['ordinal']:.2f}"
+        line = f"| {place} | {entry['entrant']} | {rating} | {entry['matches']} | {entry['deals']} |"
         assert line in text, line
-    ladder = [entry["entrant"] for entry in run["ladder"]["ladder"]]
-    assert ladder.index("expert") > ladder.index("greedy") and ladder[-1] == "random", ladder
+    order = [entry["entrant"] for entry in ladder]
+    assert order.index("expert") < order.index("greedy") < order.index("random"), order
+
+    def pair(match: dict[str, Any], entrant: str, versus: str) -> dict[str, Any]:
+        (result,) = [r for r in match["results"] if r["entrant"] == entrant]
+        (found,) = [p for p in result["paired"] if p["vs"] == versus]
+        return dict(found)
+
+    for match in run["matches"]:
+        assert pair(match, "expert", "random")["ci95"][1] < 0, "the expert beats random, clear of 0"
+        low, high = pair(match, "bot:remote-greedy", "greedy")["ci95"]
+        assert low <= 0 <= high, "the remote greedy and the house greedy are not told apart"
+    points = [{r["entrant"]: r["mean_points_per_hand"] for r in match["results"]} for match in run["matches"]]
+    first, second = points
+    assert first["greedy"] < first["bot:remote-greedy"] and second["greedy"] > second["bot:remote-greedy"]
+    assert all(r["timeouts"] == 0 for match in run["matches"] for r in match["results"]), "no move at a deadline"
+    leads = [-pair(match, "expert", "greedy")["mean"] for match in run["matches"]]
+    assert "lead over greedy grew from {:.2f} to {:.2f} points".format(*leads) in " ".join(text.split())
 
 
 def test_the_four_seat_match_commands_are_taken_by_the_bridge_and_the_match_cli() -> None:
@@ -292,12 +312,30 @@ def test_the_four_seat_match_commands_are_taken_by_the_bridge_and_the_match_cli(
     from workers import match as match_cli
     from workers.bridge.__main__ import parse_args as bridge_args
 
-    run = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))["match"]
+    runs = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))["matches"]
     section = DOC.read_text(encoding="utf-8").split("## Golf at four seats")[1]
     lines = [line for line in section.splitlines() if line.startswith("python -m workers.")]
-    bridge, match = (shlex.split(line.replace("<the bot's token>", "TOKEN"))[3:] for line in lines)
+    bridge, *matches = (shlex.split(line.replace("<the bot's token>", "TOKEN"))[3:] for line in lines)
     assert bridge_args(bridge).level == "greedy"
-    request = match_cli.request_of(match_cli.parse_args(match))
-    assert isinstance(request, dict)
-    shown = {key: request[key] for key in ("game", "options", "entrants", "deals", "seed")}
-    assert shown == {key: run[key] for key in shown}
+    assert len(matches) == len(runs)
+    for match, run in zip(matches, runs, strict=True):
+        request = match_cli.request_of(match_cli.parse_args(match))
+        assert isinstance(request, dict)
+        shown = {key: request[key] for key in ("game", "options", "entrants", "deals", "seed")}
+        assert shown == {key: run[key] for key in shown}
+
+
+def test_the_neighbours_run_is_read_as_its_json_says() -> None:
+    """The four-seat section's reading of golf-four-seats-neighbours: the greedy seat after `random` (player 1)
+    against the greedy seat after the expert (player 3), per deal, with its interval clear of 0."""
+    summary = runs()["golf-four-seats-neighbours"]
+    assert [seat["level"] for seat in summary["seats"]] == ["random", "greedy", "expert", "greedy"]
+    (diff,) = [d for d in summary["seats"][1]["paired_diff_ci95"] if d["seat"] == 3]
+    low, high = diff["ci95"]
+    assert high < 0, "the seat after random scores fewer points, clearly"
+    shown = (
+        f"scored {-diff['mean']:.2f} points a hand fewer than the greedy seat after the expert "
+        f"([{low:+.2f}, {high:+.2f}])"
+    )
+    section = DOC.read_text(encoding="utf-8").split("## Golf at four seats")[1]
+    assert shown in " ".join(section.split()), shown
