@@ -140,12 +140,14 @@ def draw_value(grid: Ranks, model: Model) -> float:
     values = [column_value(tuple(grid[q] for q in col), model) for col in cols]
     unknown = grid.count(UNKNOWN)
     places = [
-        (p % COLUMNS, cols[p % COLUMNS], unknown - (cell == UNKNOWN)) for p, cell in enumerate(grid) if cell is not None
+        (p, p % COLUMNS, cols[p % COLUMNS], unknown - (cell == UNKNOWN))
+        for p, cell in enumerate(grid)
+        if cell is not None
     ]
     total = 0.0
     for rank, prob in model.probs.items():
         best = toss
-        for (c, col, left), p in zip(places, (p for p, cell in enumerate(grid) if cell is not None), strict=True):
+        for p, c, col, left in places:
             placed = values.copy()
             placed[c] = column_value(tuple(rank if q == p else grid[q] for q in col), model)
             best = min(best, _penalised(sum_columns(placed), left, model))
