@@ -155,21 +155,24 @@ def check_all_played_once(redis_url: str, service: GameService, games: dict[str,
 def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, workers: Workers) -> None:
     service = make_service(own_redis)
     queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(own_redis), serializer=JSONSerializer)
-    games = bot_games(service, 16)
+    games = bot_games(service, 32)  # a job plays a chain in batches, so each game is in play only briefly
     start_versions = {game_id: created["version"] for game_id, created in games.items()}
+
+    def chain_under_way() -> bool:
+        """A job has started, and its game has moved past its start and not finished: its worker is mid-chain
+        (read from the started jobs, one look-up, so that the poll keeps up with chains played in batches)."""
+        for job_id in StartedJobRegistry(queue=queue).get_job_ids(cleanup=False):
+            game_id = Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer).args[0]
+            if game_id in games:
+                loaded = service.repository.load(game_id)
+                if start_versions[game_id] < loaded.version and not loaded.snap.finished:
+                    return True
+        return False
 
     killed_in_chain: list[str] = []
     for _attempt in range(5):
         worker = workers.start()
-
-        def in_play() -> bool:
-            return any(
-                start_versions[game_id] < (loaded := service.repository.load(game_id)).version
-                and not loaded.snap.finished
-                for game_id in games
-            )
-
-        wait_until(in_play, 30, "a bot chain under way")
+        wait_until(chain_under_way, 30, "a bot chain under way")
         workers.kill(worker)
         for job_id in StartedJobRegistry(queue=queue).get_job_ids(cleanup=False):
             job = Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer)
