@@ -64,6 +64,15 @@ def bot_named_by(book: BotBook, token: str) -> str | None:
     return name if stored is not None and hmac.compare_digest(digest, stored["token"]) else None
 
 
+def bot_token() -> str:
+    """A new bot token (32 random bytes, URL-safe base64) that does not start with `-`: a bot's program takes
+    it on a command line (`--token T`), where a leading `-` reads as an option (a token in 64 would)."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
+
+
 class Bots:
     """The registered bots' use cases: register, read, list, rotate a token; check a game's bot seats;
     find the seat a bot's token acts for."""
@@ -83,7 +92,7 @@ class Bots:
             raise InvalidRequest("invalid_request", f"games: one or more distinct game ids of {sorted(known)}")
         if description is not None and len(description) > DESCRIPTION_MAX:
             raise InvalidRequest("invalid_request", f"description: at most {DESCRIPTION_MAX} characters")
-        token = secrets.token_urlsafe(32)
+        token = bot_token()
         bot = {"name": name, "games": list(games), "description": description, "created_at": self.clock()}
         outcome = self.book.register(bot, token_digest(token), self.cap)
         if outcome == "exists":
@@ -115,7 +124,7 @@ class Bots:
         current = token_digest(token or "")
         if token is None or not hmac.compare_digest(current, stored["token"]):
             raise Unauthorized("a new token needs 'Authorization: Bearer <the bot's current token>'")
-        new = secrets.token_urlsafe(32)
+        new = bot_token()
         if not self.book.replace_token(name, current, token_digest(new)):
             raise Unauthorized("the bot's token was replaced meanwhile")
         return {"name": name, "token": new}

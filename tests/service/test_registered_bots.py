@@ -324,3 +324,18 @@ def test_a_bot_token_replays_and_disputes_as_the_seat_its_bot_holds(client: Flas
     assert filed.get_json()["seat"] == 1
     other = registered(client, "other-bot")["token"]
     assert_problem(client.get(f"/v1/games/{game['id']}/replay?at=1", headers=auth(other)), 401, "unauthorized")
+
+
+def test_a_bot_token_never_starts_with_a_dash_so_the_bridge_takes_it_as_its_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A token starting with `-` (one in 64 of URL-safe base64) would read as an option on the bridge's command
+    line (`--token T`): the service draws again. The random source is made to give one such token first."""
+    from service.play import bots as bots_module
+    from workers.bridge.__main__ import parse_args
+
+    drawn = iter(["-starts-with-a-dash", "fine-token"])
+    monkeypatch.setattr(bots_module.secrets, "token_urlsafe", lambda _n: next(drawn))
+    token = bots_module.bot_token()
+    assert token == "fine-token"
+    assert parse_args(["--url", "http://127.0.0.1:8000", "--token", token, "--level", "greedy"]).token == token
