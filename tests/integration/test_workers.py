@@ -152,6 +152,12 @@ def check_all_played_once(redis_url: str, service: GameService, games: dict[str,
     wait_until(lambda: waiting.zcard(WAITING_KEY) == 0, 10, "finished games to wait for no bot")
 
 
+def started_jobs(queue: Queue) -> list[Job]:
+    """The jobs RQ holds as started on `queue` (their worker may since have died)."""
+    ids = StartedJobRegistry(queue=queue).get_job_ids(cleanup=False)
+    return [Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer) for job_id in ids]
+
+
 def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, workers: Workers) -> None:
     service = make_service(own_redis)
     queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(own_redis), serializer=JSONSerializer)
@@ -161,8 +167,8 @@ def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, 
     def chain_under_way() -> bool:
         """A job has started, and its game has moved past its start and not finished: its worker is mid-chain
         (read from the started jobs, one look-up, so that the poll keeps up with chains played in batches)."""
-        for job_id in StartedJobRegistry(queue=queue).get_job_ids(cleanup=False):
-            game_id = Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer).args[0]
+        for job in started_jobs(queue):
+            game_id = job.args[0]
             if game_id in games:
                 loaded = service.repository.load(game_id)
                 if start_versions[game_id] < loaded.version and not loaded.snap.finished:
@@ -174,10 +180,8 @@ def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, 
         worker = workers.start()
         wait_until(chain_under_way, 30, "a bot chain under way")
         workers.kill(worker)
-        for job_id in StartedJobRegistry(queue=queue).get_job_ids(cleanup=False):
-            job = Job.fetch(job_id, connection=queue.connection, serializer=JSONSerializer)
-            if job.args[0] in unfinished(service, games) and job.worker_name:
-                killed_in_chain.append(job.args[0])
+        left = unfinished(service, games)
+        killed_in_chain += [job.args[0] for job in started_jobs(queue) if job.args[0] in left and job.worker_name]
         if killed_in_chain:
             break
     assert killed_in_chain, "the worker was never killed in the middle of a job"

@@ -271,10 +271,16 @@ def test_the_reading_of_duplicate_against_independent_deals_holds() -> None:
     assert f"at one table ({romme_together:.0%}) and more than independent deal scores ({romme_apart:.0%})" in reading
 
 
+def four_seat_matches() -> dict[str, Any]:
+    """docs/strength/matches/golf-four-seats.json: the four-seat section's matches and the ladder after them."""
+    found: dict[str, Any] = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))
+    return found
+
+
 def test_the_four_seat_golf_matches_are_shown_as_their_json_says() -> None:
     """The four-seat section: per match, each entrant's points per hand and its paired difference with greedy;
     the ladder after both, by ordinal; and the order issue 38 asks of it, random < greedy < expert."""
-    run = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))
+    run = four_seat_matches()
     text = DOC.read_text(encoding="utf-8").split("## Golf at four seats")[1]
     for number, match in enumerate(run["matches"], start=1):
         for result in match["results"]:
@@ -312,7 +318,7 @@ def test_the_four_seat_match_commands_are_taken_by_the_bridge_and_the_match_cli(
     from workers import match as match_cli
     from workers.bridge.__main__ import parse_args as bridge_args
 
-    runs = json.loads((RUNS / "matches" / "golf-four-seats.json").read_text(encoding="utf-8"))["matches"]
+    runs = four_seat_matches()["matches"]
     section = DOC.read_text(encoding="utf-8").split("## Golf at four seats")[1]
     lines = [line for line in section.splitlines() if line.startswith("python -m workers.")]
     bridge, *matches = (shlex.split(line.replace("<the bot's token>", "TOKEN"))[3:] for line in lines)
