@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 from rq import Queue, Retry
@@ -62,6 +64,28 @@ if score and tonumber(score) == tonumber(ARGV[2]) then
 end
 return 0
 """
+
+
+# KEYS: a queue's list, the job's hash. ARGV: the job id, a worker's name, seconds. Takes the job off the queue,
+# only if no worker has taken it yet, and marks it started by that worker (as the reconciler reads a job in hand),
+# its hash kept that many seconds: 1 if so.
+_TAKE_BACK = """
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[2], 'status', 'started', 'worker_name', ARGV[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  return 1
+end
+return 0
+"""
+
+
+class QueuedTurn(NamedTuple):
+    """A bot turn put on a queue: its game, the version at which it is due, the queue, and when (epoch seconds)."""
+
+    game_id: str
+    version: int
+    queue: str
+    at: float
 
 
 def timeout_job_id(game_id: str, version: int) -> str:
@@ -122,6 +146,8 @@ class RQDispatcher:
         self.queues = {name: Queue(name, connection=connection, serializer=JSONSerializer) for name in BOT_QUEUES}
         self.queue = self.queues[BOT_QUEUE]  # the bot turns of random and greedy bots, and turn timeouts
         self.index = WaitingIndex(index_connection or connection)
+        self._take_back = connection.register_script(_TAKE_BACK)
+        self._noting = threading.local()  # .turns: the list `noting_queued` fills in this thread, if any
 
     def queue_depths(self) -> dict[str, int]:
         """Jobs on the bot queues now (both summed), by state: queued, scheduled (to wait), started (running)."""
@@ -154,6 +180,29 @@ class RQDispatcher:
         finally:
             with contextlib.suppress(DuplicateJobError):
                 self._put(self._bot_job(game_id, version, queue=queue), delay_seconds, unique=True)
+            noted: list[QueuedTurn] | None = getattr(self._noting, "turns", None)
+            if noted is not None and delay_seconds <= 0:
+                noted.append(QueuedTurn(game_id, version, queue, time.time()))
+
+    @contextlib.contextmanager
+    def noting_queued(self) -> Iterator[list[QueuedTurn]]:
+        """The bot turns that this thread puts on a queue (not on RQ's schedule) inside the block, in order,
+        so that a job may take back those of its own queue and play them itself (`take_back`)."""
+        noted: list[QueuedTurn] = []
+        self._noting.turns = noted
+        try:
+            yield noted
+        finally:
+            self._noting.turns = None
+
+    def take_back(self, turn: QueuedTurn, worker_name: str) -> bool:
+        """Take `turn`'s job off its queue, unless a worker has taken it already, and mark it started by
+        `worker_name`, which now plays the turn itself: True if it was taken back. The reconciler counts it
+        in hand while that worker lives, and enqueues it again if the worker dies before playing it (the
+        waiting index still holds the turn)."""
+        job_id = bot_job_id(turn.game_id, turn.version)
+        keys = [self.queues[turn.queue].key, Job.key_for(job_id)]
+        return bool(self._take_back(keys=keys, args=[job_id, worker_name, BOT_JOB_TIMEOUT]))
 
     def enqueue(
         self,

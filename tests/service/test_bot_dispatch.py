@@ -15,14 +15,14 @@ import pytest
 import redis
 from rq import Queue, SimpleWorker
 from rq.job import Job, JobStatus
-from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+from rq.registry import FailedJobRegistry, FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
 from domain import engine
 from domain.bots import choose_action
 from domain.shuffle import SeededStream
-from service.bootstrap import game_service
+from service.bootstrap import build_services, game_service
 from service.play.due_turns import BotChain, play_bot_turns
 from service.play.game_service import (
     CALL_GRACE_SECONDS,
@@ -34,10 +34,19 @@ from service.play.game_service import (
 )
 from service.storage.outcomes import StoreUnavailable
 from service.storage.redis_store import RedisStore
-from service.storage.turn_queue import BOT_QUEUE, BOT_RETRY_INTERVALS, WAITING_KEY, RQDispatcher, bot_job_id
+from service.storage.turn_queue import (
+    BOT_QUEUE,
+    BOT_RETRY_INTERVALS,
+    EXPERT_QUEUE,
+    WAITING_KEY,
+    QueuedTurn,
+    RQDispatcher,
+    bot_job_id,
+)
 from service.upkeep.lifecycle import Lifecycle
 from tests.conftest import RecordingDispatcher
 from tests.service.helpers import check_chain
+from workers.bot_turns import play_made_due
 from workers.reconcile import ALIVE_PREFIX, Reconciler, waiting_for
 
 FIXED_CLOCK = "2024-01-01T00:00:00.000Z"
@@ -373,6 +382,95 @@ def test_chained_and_unchained_bots_play_the_same_game(monkeypatch: pytest.Monke
     (unchained, jobs_unchained), (chained, jobs_chained) = records
     assert chained == unchained
     assert jobs_chained * 5 < jobs_unchained, (jobs_chained, jobs_unchained)
+
+
+# ---------------------------------------------------------------- a job plays the turns its chain made due
+
+
+WORKER = "worker-a"
+
+
+def made_due(service: GameService, count: int) -> list[QueuedTurn]:
+    """`count` new games of two bots, created as a chain's end would start them: their turns as the job noted them."""
+    with dispatcher_of(service).noting_queued() as noted:
+        for n in range(count):
+            create(service, TWO_BOTS, seed=f"made-due-{n}")
+    assert [turn.queue for turn in noted] == [BOT_QUEUE] * count
+    return noted
+
+
+def test_a_job_takes_back_the_turns_its_chain_made_due_and_plays_them(
+    service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    turns = made_due(service, 2)
+    games = [turn.game_id for turn in turns]
+    played = play_made_due(service, dispatcher_of(service), turns, BOT_QUEUE, WORKER, time.monotonic() + 60)
+    assert played == 2 and turns == []
+    assert all(service.repository.load(game_id).snap.finished for game_id in games)
+    assert queued_ids(queue) == [] and waiting(queue_client) == {}, "no job left for another worker, none waiting"
+
+
+def test_a_turn_another_worker_took_or_of_another_queue_is_left_alone(
+    service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    taken, other_lane = made_due(service, 2)
+    assert queue_client.lpop(queue.key) == bot_job_id(taken.game_id, taken.version).encode()  # another worker's now
+    lanes = [taken, other_lane._replace(queue=EXPERT_QUEUE)]
+    assert play_made_due(service, dispatcher_of(service), lanes, BOT_QUEUE, WORKER, time.monotonic() + 60) == 0
+    for turn in (taken, other_lane):
+        assert service.repository.load(turn.game_id).version == turn.version, "not played by this job"
+    assert queued_ids(queue) == [bot_job_id(other_lane.game_id, other_lane.version)], "still there for a worker"
+
+
+def test_no_turn_is_taken_back_once_the_jobs_time_is_spent(service: GameService, queue: Queue) -> None:
+    turns = made_due(service, 1)
+    assert play_made_due(service, dispatcher_of(service), turns, BOT_QUEUE, WORKER, time.monotonic() - 0.001) == 0
+    assert queued_ids(queue) == [bot_job_id(turns[0].game_id, turns[0].version)]
+
+
+def test_a_taken_back_turn_is_in_hand_while_its_worker_lives_and_enqueued_again_when_it_dies(
+    service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    (turn,) = made_due(service, 1)
+    queue_client.set(f"{ALIVE_PREFIX}{WORKER}", 1)
+    assert dispatcher_of(service).take_back(turn, WORKER)
+    assert queued_ids(queue) == []
+    assert reconciler(service).run_once() == [], "in the hands of a live worker"
+    queue_client.delete(f"{ALIVE_PREFIX}{WORKER}")  # the worker died before it played the turn
+    assert reconciler(service).run_once() == [(turn.game_id, turn.version)]
+    assert queued_ids(queue) == [bot_job_id(turn.game_id, turn.version)]
+
+
+def test_a_taken_back_turn_that_fails_goes_back_on_the_queue_and_ends_the_run(
+    service: GameService, queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = made_due(service, 2)
+
+    def failing_load(game_id: str) -> LoadedGame:
+        raise StoreUnavailable("Redis went away for a moment")
+
+    monkeypatch.setattr(service.repository, "load", failing_load)
+    turns = [first, second]
+    assert play_made_due(service, dispatcher_of(service), turns, BOT_QUEUE, WORKER, time.monotonic() + 60) == 0
+    assert turns == [second], "the run ended at the failure"
+    assert queued_ids(queue) == [bot_job_id(second.game_id, second.version), bot_job_id(first.game_id, first.version)]
+
+
+def test_one_worker_plays_a_match_in_one_job_a_deal(
+    server: fakeredis.FakeServer, queue: Queue, queue_client: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_client = fakeredis.FakeRedis(server=server, decode_responses=True)
+    services = build_services({}, redis_client=store_client, dispatcher=RQDispatcher(queue_client))
+    match = services.matches.create("golf", [{"level": "greedy"}, {"level": "random"}], 3, {"rounds": 1})
+    assert len(queued_ids(queue)) == 3, "each deal's first game queued"
+    monkeypatch.setattr("workers.bot_turns.game_service", lambda: services.games)
+    monkeypatch.setattr("workers.bot_turns.dispatcher", lambda: services.dispatcher)
+    monkeypatch.setattr("workers.bot_turns.CHAIN_SECONDS", 60.0)  # time enough for a deal whatever the machine
+    SimpleWorker([queue], connection=queue_client, serializer=JSONSerializer).work(burst=True)
+    view = services.matches.view(match["id"])
+    assert view["status"] == "finished" and view["progress"]["games_finished"] == 6
+    assert FinishedJobRegistry(queue=queue).count == 3, "each deal's second game played by its first game's job"
+    assert queued_ids(queue) == [] and waiting(queue_client) == {}
 
 
 # ---------------------------------------------------------------- retries with backoff
