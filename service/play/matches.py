@@ -198,13 +198,14 @@ class Matches:
 
     # ------------------------------------------------------------ running
 
-    def advance(self, match_id: str, ended_deal: int | None = None) -> int:
+    def advance(self, match_id: str, ended: tuple[int, int] | None = None) -> int:
         """Start the match's games that are due and finish it once all have; the number of games started.
-        Safe to run at any time, from any process, any number of times. `ended_deal`: a game of that deal
-        has just ended here and noted itself finished; the games noted as started are taken as in play and
-        only that deal is opened once done (C-8). Without it (a reconciler's pass, every few seconds) each
-        game noted as started is looked at afresh and every deal done is opened, which repairs a game's end
-        that was not noted (its process stopped) and an opening that was lost."""
+        Safe to run at any time, from any process, any number of times. `ended`: the (deal, rotation) of a game
+        that has just ended here; it is noted finished in the one write that notes the games this starts, the
+        games noted as started are taken as in play, and only its deal is opened once done (C-8). Without it
+        (a reconciler's pass, every few seconds) each game noted as started is looked at afresh and every deal
+        done is opened, which repairs a game's end that was not noted (its process stopped) and an opening
+        that was lost."""
         meta = self.store.meta(match_id)
         if meta is None:
             raise MatchNotFound(match_id)
@@ -214,20 +215,31 @@ class Matches:
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
         states = self.store.game_states(match_id)
-        if ended_deal is None:  # a pass looks afresh at the games noted as started; a game's end noted itself
-            states = self._refreshed(match_id, states)
+        notes: dict[tuple[int, int], str] = {}  # what this call notes, in one write
+        if ended is None:  # a pass looks afresh at the games noted as started
+            self._refresh(match_id, states, notes)
+        else:
+            states[ended] = notes[ended] = "finished"
         finished = {key for key, state in states.items() if state == "finished"}
-        touched = {deal for deal, _ in finished} if ended_deal is None else {ended_deal}
+        touched = {deal for deal, _ in finished} if ended is None else {ended[0]}
         done = [deal for deal in touched if all((deal, r) in finished for r in range(count))]
-        self.embargo.lift([game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)])
+        opened = [game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)]
+        due = [] if len(finished) == deals * count else self._due(count, deals, states)
+        notes.update({key: "started" for key in due})
+        self.store.note_games(match_id, notes)  # each game to start is noted, then closed, then stored
+        self.embargo.update(opened, {game_id_of(match_id, deal, rotation): (match_id, deal) for deal, rotation in due})
+        for deal, rotation in due:
+            self._start(match_id, meta, entrants, deal, rotation)
+        if not due and len(finished) < deals * count and ended is not None:
+            # nothing left to start: read again, so that of two last games ending at once, the later note sees both
+            finished = {key for key, state in self.store.game_states(match_id).items() if state == "finished"}
         if len(finished) == deals * count:
             self._finish(match_id, meta, entrants)
-            return 0
-        return self._start_due(match_id, meta, entrants, deals, states)
+        return len(due)
 
-    def _refreshed(self, match_id: str, states: dict[tuple[int, int], str]) -> dict[tuple[int, int], str]:
-        """The games' states, with each game noted as started looked at afresh (it may have ended, or never
-        been stored: a start whose process stopped between the note and the game)."""
+    def _refresh(self, match_id: str, states: dict[tuple[int, int], str], notes: dict[tuple[int, int], str]) -> None:
+        """Look afresh at each game noted as started: one that has ended is `finished` in `states` and `notes`;
+        one that was never stored (a start whose process stopped between the note and the game) leaves `states`."""
         for (deal, rotation), state in list(states.items()):
             if state != "started":
                 continue
@@ -237,41 +249,29 @@ class Matches:
                 del states[(deal, rotation)]
                 continue
             if loaded.snap.finished:
-                self.store.note_game(match_id, deal, rotation, "finished")
-                states[(deal, rotation)] = "finished"
-        return states
+                states[(deal, rotation)] = notes[(deal, rotation)] = "finished"
 
-    def _start_due(
-        self,
-        match_id: str,
-        meta: Mapping[str, str],
-        entrants: list[dict[str, Any]],
-        deals: int,
-        states: Mapping[tuple[int, int], str],
-    ) -> int:
-        """Start each deal's next game once the one before it has finished, at most `deals_at_once` deals at once."""
-        count = len(entrants)
+    def _due(self, count: int, deals: int, states: Mapping[tuple[int, int], str]) -> list[tuple[int, int]]:
+        """The games to start, as (deal, rotation): each deal's next game once the one before it has finished, at
+        most `deals_at_once` deals at once."""
         playing = {deal for (deal, _), state in states.items() if state == "started"}
         begun = {deal for deal, _ in states}
         finished = Counter(deal for (deal, _), state in states.items() if state == "finished")
-        started = 0
+        due = []
         for deal in range(deals):
             rotation = finished[deal]
             if rotation == count or deal in playing:
                 continue
             if deal not in begun and len(playing) >= self.settings.deals_at_once:
                 break
-            self._start(match_id, meta, entrants, deal, rotation)
+            due.append((deal, rotation))
             playing.add(deal)
-            started += 1
-        return started
+        return due
 
     def _start(
         self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]], deal: int, rotation: int
     ) -> None:
-        """Game `rotation` of `deal`, seated by C-8 and dealt from the deal's seed: noted, then stored."""
-        self.store.note_game(match_id, deal, rotation, "started")
-        self.embargo.embargo(game_id_of(match_id, deal, rotation), match_id, deal)
+        """Game `rotation` of `deal` (noted and closed already), seated by C-8 and dealt from the deal's seed."""
         seats = [{"kind": "bot", **entrant, "name": entrant_label(entrant)} for entrant in seating(entrants, rotation)]
         try:
             self.games.create_game(
@@ -313,8 +313,7 @@ class Matches:
     def game_ended(self, loaded: LoadedGame) -> None:
         """A game ended in this process: when it is a match's, advance that match now."""
         if loaded.place is not None:
-            self.store.note_game(loaded.place.match, loaded.place.deal, loaded.place.rotation, "finished")
-            self.advance(loaded.place.match, ended_deal=loaded.place.deal)
+            self.advance(loaded.place.match, ended=(loaded.place.deal, loaded.place.rotation))
 
     # ------------------------------------------------------------ reading
 

@@ -210,8 +210,8 @@ class MatchBook(Protocol):
     def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
         """Each started game's state by (deal, rotation)."""
 
-    def note_game(self, match_id: str, deal: int, rotation: int, state: str) -> None:
-        """Note a game as `started` or `finished`."""
+    def note_games(self, match_id: str, states: Mapping[tuple[int, int], str]) -> None:
+        """Note games, by (deal, rotation), as `started` or `finished`, in one write."""
 
     def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
         """Mark the match finished with its results (and its deal scores); True if it finished now."""
@@ -232,11 +232,9 @@ class MatchBook(Protocol):
 class Embargo(Protocol):
     """The games of a match whose deal is still being played (service/storage/matches.py)."""
 
-    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
-        """The game is closed to all but its seats' own views until its deal is done."""
-
-    def lift(self, game_ids: Sequence[str]) -> None:
-        """These games' deal is done: they open to everyone."""
+    def update(self, opened: Sequence[str], closed: Mapping[str, tuple[str, int]]) -> None:
+        """The `opened` games' deal is done: they open to everyone; the `closed` games (id -> match, deal) are closed
+        to all but their seats' own views until their deal is done. One round trip."""
 
     def embargoed(self, game_id: str) -> tuple[str, int] | None:
         """The match and deal of a game closed until its deal is done; None for an open game."""

@@ -67,9 +67,11 @@ class MatchStore:
             states[(int(deal), int(rotation))] = text(state)
         return states
 
-    def note_game(self, match_id: str, deal: int, rotation: int, state: str) -> None:
-        """Note a game of the match as `started` or `finished`."""
-        store_call(self._redis.hset, keys.match_key(match_id, "games"), f"{deal}:{rotation}", state)
+    def note_games(self, match_id: str, states: Mapping[tuple[int, int], str]) -> None:
+        """Note games of the match, by (deal, rotation), as `started` or `finished`: one HSET."""
+        if states:
+            fields = {f"{deal}:{rotation}": state for (deal, rotation), state in states.items()}
+            store_call(self._redis.hset, keys.match_key(match_id, "games"), mapping=fields)
 
     def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
         """Mark the match finished with its results (and its deal scores, for the ladder), unless it was already;
@@ -111,14 +113,20 @@ class MatchEmbargo:
     def __init__(self, client: StoreClient) -> None:
         self._redis = client
 
-    def embargo(self, game_id: str, match_id: str, deal: int) -> None:
-        """The game is closed to all but its seats' own views until its deal is done."""
-        store_call(self._redis.hset, keys.MATCHES_EMBARGO_KEY, game_id, f"{match_id}:{deal}")
-
-    def lift(self, game_ids: Sequence[str]) -> None:
-        """These games' deal is done: they open to everyone."""
-        if game_ids:
-            store_call(self._redis.hdel, keys.MATCHES_EMBARGO_KEY, *game_ids)
+    def update(self, opened: Sequence[str], closed: Mapping[str, tuple[str, int]]) -> None:
+        """The `opened` games open to everyone (their deal is done); the `closed` ones (id -> match, deal) are
+        closed until theirs is: one round trip."""
+        if not opened and not closed:
+            return
+        with self._redis.pipeline(transaction=False) as pipe:
+            if opened:
+                pipe.hdel(keys.MATCHES_EMBARGO_KEY, *opened)
+            if closed:
+                fields = [
+                    part for game_id, (match_id, deal) in closed.items() for part in (game_id, f"{match_id}:{deal}")
+                ]
+                pipe.hset(keys.MATCHES_EMBARGO_KEY, items=fields)
+            store_call(pipe.execute)
 
     def embargoed(self, game_id: str) -> tuple[str, int] | None:
         """The match and deal of a game closed until its deal is done; None for a game that is open."""

@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 from domain.duplicate_deals import deal_seed, match_commitment, seating
 from domain.verify import main as verify_main
 from domain.verify_match import verify_match
+from service.play.loaded_game import LoadedGame
 from service.play.matches import Matches, MatchSettings, game_id_of
 from service.storage import keys
 from tests.conftest import RecordingDispatcher, auth
@@ -217,6 +218,40 @@ def test_a_start_lost_between_its_note_and_its_game_is_started_by_the_next_pass(
         if client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "finished":
             break
     assert client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "finished"
+
+
+def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last games of two deals end in two processes at once, each reading the match before the other's end is
+    noted (forced here): the one whose note comes later reads again and finishes the match, with no pass."""
+    matches = matches_of(app)
+    two = [{"level": "random"}, {"level": "greedy"}]
+    deferred: list[LoadedGame] = []
+
+    def game_ended(loaded: LoadedGame) -> None:  # each deal's last game: its end-of-game step is held back
+        assert loaded.place is not None
+        (deferred.append if loaded.place.rotation == len(two) - 1 else matches.game_ended)(loaded)
+
+    matches.games.when_ended[:] = [game_ended]
+    created = start(client, entrants=two, deals=2)
+    while len(deferred) < 2:
+        assert dispatcher.drain(), "the match stalled before its last games ended"
+    first, second = deferred
+    real_states = matches.store.game_states
+    calls = []
+
+    def states_then_the_other_end(match_id: str) -> dict[tuple[int, int], str]:
+        states = real_states(match_id)
+        calls.append(match_id)
+        if len(calls) == 1:  # the first end has read the match: the second ends wholly now
+            matches.game_ended(second)
+        return states
+
+    monkeypatch.setattr(matches.store, "game_states", states_then_the_other_end)
+    matches.game_ended(first)
+    view = client.get(f"/v1/matches/{created['id']}").get_json()
+    assert view["status"] == "finished" and view["progress"]["games_finished"] == 4
 
 
 def test_the_matches_list_newest_first_a_page_at_a_time(client: FlaskClient, app: flask.Flask) -> None:
