@@ -45,8 +45,10 @@ class IndexMasterDown:
         self.refused: list[str] = []
 
     def __getattr__(self, name: str) -> Any:
+        if name == "pipeline":
+            return lambda *args, **kwargs: PipelineOnMasters(self)
         attribute = getattr(self.inner, name)
-        if not callable(attribute) or name in ("register_script", "pipeline"):
+        if not callable(attribute) or name == "register_script":
             return attribute
 
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -56,6 +58,35 @@ class IndexMasterDown:
             return attribute(*args, **kwargs)
 
         return call
+
+
+class PipelineOnMasters:
+    """A pipeline of IndexMasterDown, as a cluster client runs one: each command on its key's master, those on a
+    master that is down refused (the first refusal raised once all have run)."""
+
+    def __init__(self, client: IndexMasterDown) -> None:
+        self.client = client
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def __enter__(self) -> PipelineOnMasters:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.calls.clear()
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self.calls.append((name, args, kwargs))
+
+    def execute(self) -> list[Any]:
+        replies, refusals = [], []
+        for name, args, kwargs in self.calls:
+            try:
+                replies.append(getattr(self.client, name)(*args, **kwargs))
+            except redis.ConnectionError as error:
+                refusals.append(error)
+        if refusals:
+            raise refusals[0]
+        return replies
 
 
 @pytest.fixture
