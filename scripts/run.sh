@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for every bot queue, one more
-# for the random and greedy bots only, the API on PORT and the stream tier (the watchers' own gunicorn:
+# for the random and greedy bots only (all at nice WORKER_PRIORITY, default 10), the API on PORT and the stream tier (the watchers' own gunicorn:
 # STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default half the cores rounded up; at
 # STREAM_PRIORITY, default idle) under supervisord (scripts/supervisord.conf), which starts again any child
 # that dies; Ctrl-C or SIGTERM stops them all.
@@ -46,6 +46,13 @@ case "$STREAM_PRIORITY" in
   *) echo "STREAM_PRIORITY must be idle or a nice value from 0 to 19 (got '$STREAM_PRIORITY')" >&2; exit 2 ;;
 esac
 export STREAM_SCHED
+# The bot workers' nice value: the API's requests (people waiting on an answer) get the CPU before bot turns
+# (a match's, an expert's think) when the two share a host.
+WORKER_PRIORITY="${WORKER_PRIORITY:-10}"
+case "$WORKER_PRIORITY" in
+  [0-9] | 1[0-9]) export WORKER_SCHED="nice -n $WORKER_PRIORITY" ;;
+  *) echo "WORKER_PRIORITY must be a nice value from 0 to 19 (got '$WORKER_PRIORITY')" >&2; exit 2 ;;
+esac
 if [ "$STREAM_PORT" = "$PORT" ]; then
   echo "STREAM_PORT must differ from PORT (both $PORT): the stream tier has its own port" >&2
   exit 2

@@ -1,6 +1,7 @@
 """`make run`'s stream tier: watchers on its own port get every event of a game played through the API's port.
 
-The stream tier is a second gunicorn under supervisord (scripts/supervisord.conf, `[program:stream]`, under SCHED_IDLE)
+The stream tier is a second gunicorn under supervisord (scripts/supervisord.conf, `[program:stream]`, under SCHED_IDLE;
+the bot workers at nice WORKER_PRIORITY)
 on STREAM_PORT, fed by the same Redis Streams XREAD: an SSE stream and a long-poll opened on it follow
 a two-human Golf game from its first event to its last while every action goes to PORT.
 """
@@ -85,6 +86,10 @@ def test_watchers_on_the_stream_tier_get_every_event_of_a_game_played_through_th
         stream_tier = [run.pid("stream"), *children(run.pid("stream"))]
         assert {os.sched_getscheduler(pid) for pid in stream_tier} == {os.SCHED_IDLE}
         assert os.sched_getscheduler(run.pid("api")) == os.SCHED_OTHER
+        # The bot workers at nice WORKER_PRIORITY (default 10) above the API: people's requests get the CPU first.
+        api_nice = os.getpriority(os.PRIO_PROCESS, run.pid("api"))
+        for worker in ("worker:worker-0", "bot-worker"):
+            assert os.getpriority(os.PRIO_PROCESS, run.pid(worker)) == min(19, api_nice + 10), worker
         created, game_url, tokens = two_human_golf(run.url, rounds=1)
         game_path = f"/v1/games/{created['id']}"
         stream = StreamWatcher(f"{stream_url}{game_path}/stream?after=0")

@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+from bench.procs import WORKER_PRIORITY
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -67,6 +69,21 @@ def test_a_stream_priority_that_is_neither_idle_nor_a_nice_value_is_refused(prio
     assert run.returncode == 2, run.stderr
     assert f"STREAM_PRIORITY must be idle or a nice value from 0 to 19 (got '{priority}')" in run.stderr
     assert not (tmp_path / "var" / "run").exists(), "nothing was started"
+
+
+@pytest.mark.parametrize("priority", ["idle", "20", "-1", "5x"])
+def test_a_worker_priority_that_is_not_a_nice_value_is_refused(priority: str, tmp_path: Path) -> None:
+    env = {**os.environ, "WORKER_PRIORITY": priority, "VAR_DIR": str(tmp_path / "var"), "PORT": "18000"}
+    env.pop("REDIS_URL", None)
+    run = subprocess.run(["bash", "scripts/run.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2, run.stderr
+    assert f"WORKER_PRIORITY must be a nice value from 0 to 19 (got '{priority}')" in run.stderr
+    assert not (tmp_path / "var" / "run").exists(), "nothing was started"
+
+
+def test_the_bench_starts_its_workers_at_make_runs_worker_priority() -> None:
+    script = (ROOT / "scripts" / "run.sh").read_text()
+    assert f'WORKER_PRIORITY="${{WORKER_PRIORITY:-{WORKER_PRIORITY}}}"' in script
 
 
 @pytest.mark.parametrize("setting", ["PORT", "STREAM_PORT", "REDIS_PORT"])
