@@ -8,7 +8,9 @@ MATCH_DEALS_AT_ONCE deals at once) is part of it. Floor: `python -m workers.simu
 (J = BOT_WORKERS) on the same number of deals, in the same run. `simulate` cannot take the match's deal seeds
 (C-8: HMAC of the match seed; it seeds deal d with `<prefix>-<d>`), so the two play as many deals of the same
 game, not the same deals: turns a second do not hang on which cards are dealt beyond the games' lengths, which
-the note gives for both.
+the note gives for both. DEALS is large enough that both rates are a steady pace: at 40 deals `simulate` spent
+about half its time starting its process pool, which halved the floor (the match's clock starts at its first move,
+after its workers are up).
 
 `actions_p99_ms_open50_match`: the open loop (bench/openloop.py) while a 200-deal match keeps the workers busy.
 """
@@ -34,7 +36,7 @@ OPTIONS: dict[str, Any] = {"rounds": 1}
 # Four greedy entrants are refused (each entrant at most once, and Golf has three house levels), so the match is
 # two house levels on two-seat Golf, the cheap ones: what it measures is the service's share of a turn.
 LEVELS = ("greedy", "random")
-DEALS = 40  # match_turns_per_s: 80 games
+DEALS = 200  # match_turns_per_s: 400 games, about 7,500 moves
 LOAD_DEALS = 200  # the match beside the open loop: longer than the loop runs
 TURNS_TARGET = Target(">=", 0.5)
 TIMEOUT = 600.0
