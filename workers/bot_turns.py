@@ -30,7 +30,7 @@ def play_bot_chain(game_id: str, version: int) -> str:
     games, queue = game_service(), dispatcher()
     job = get_current_job()
     deadline = time.monotonic() + CHAIN_SECONDS
-    with queue.noting_queued() as made_due:
+    with queue.follow_ups.noting() as made_due:
         outcome = play_bot_turns(games, game_id, version, due_at=_queued_at())
         log.info("bot turn %s@%s: %s", game_id, version, outcome)
         if job is not None and job.worker_name:
@@ -55,7 +55,7 @@ def play_made_due(
     played = 0
     while made_due and (left := deadline - time.monotonic()) > 0:
         turn = made_due.pop(0)
-        if turn.queue != lane or not queue.take_back(turn, worker_name):
+        if turn.queue != lane or not queue.follow_ups.take_back(turn, worker_name):
             continue
         try:
             outcome = play_bot_turns(games, turn.game_id, turn.version, max_seconds=left, due_at=turn.at)

@@ -136,6 +136,42 @@ class WaitingIndex:
         return [(_text(member), int(score)) for member, score in entries]
 
 
+class FollowUps:
+    """The bot turns that a job's own moves put on a queue (a match's next game, started as the job's game ended),
+    noted for the thread that runs the job, so that the job may take back those of its own queue and play them
+    itself (workers/bot_turns.py)."""
+
+    def __init__(self, connection: redis.Redis, queues: dict[str, Queue]) -> None:
+        self.queues = queues
+        self._take_back = connection.register_script(_TAKE_BACK)
+        self._noting = threading.local()  # .turns: the list `noting` fills in this thread, if any
+
+    def note(self, turn: QueuedTurn) -> None:
+        """A bot turn was put on a queue (not on RQ's schedule): noted if this thread is noting."""
+        noted: list[QueuedTurn] | None = getattr(self._noting, "turns", None)
+        if noted is not None:
+            noted.append(turn)
+
+    @contextlib.contextmanager
+    def noting(self) -> Iterator[list[QueuedTurn]]:
+        """The bot turns that this thread puts on a queue inside the block, in order."""
+        noted: list[QueuedTurn] = []
+        self._noting.turns = noted
+        try:
+            yield noted
+        finally:
+            self._noting.turns = None
+
+    def take_back(self, turn: QueuedTurn, worker_name: str) -> bool:
+        """Take `turn`'s job off its queue, unless a worker has taken it already, and mark it started by
+        `worker_name`, which now plays the turn itself: True if it was taken back. The reconciler counts it
+        in hand while that worker lives, and enqueues it again if the worker dies before playing it (the
+        waiting index still holds the turn)."""
+        job_id = bot_job_id(turn.game_id, turn.version)
+        keys = [self.queues[turn.queue].key, Job.key_for(job_id)]
+        return bool(self._take_back(keys=keys, args=[job_id, worker_name, BOT_JOB_TIMEOUT]))
+
+
 class RQDispatcher:
     """The turn scheduler of service/play/ports.py on RQ: enqueues bot turns and turn timeouts for the
     workers (JSON serializer) and keeps the waiting index."""
@@ -146,8 +182,7 @@ class RQDispatcher:
         self.queues = {name: Queue(name, connection=connection, serializer=JSONSerializer) for name in BOT_QUEUES}
         self.queue = self.queues[BOT_QUEUE]  # the bot turns of random and greedy bots, and turn timeouts
         self.index = WaitingIndex(index_connection or connection)
-        self._take_back = connection.register_script(_TAKE_BACK)
-        self._noting = threading.local()  # .turns: the list `noting_queued` fills in this thread, if any
+        self.follow_ups = FollowUps(connection, self.queues)  # the turns a job makes due, to take back and play
 
     def queue_depths(self) -> dict[str, int]:
         """Jobs on the bot queues now (both summed), by state: queued, scheduled (to wait), started (running)."""
@@ -180,29 +215,8 @@ class RQDispatcher:
         finally:
             with contextlib.suppress(DuplicateJobError):
                 self._put(self._bot_job(game_id, version, queue=queue), delay_seconds, unique=True)
-            noted: list[QueuedTurn] | None = getattr(self._noting, "turns", None)
-            if noted is not None and delay_seconds <= 0:
-                noted.append(QueuedTurn(game_id, version, queue, time.time()))
-
-    @contextlib.contextmanager
-    def noting_queued(self) -> Iterator[list[QueuedTurn]]:
-        """The bot turns that this thread puts on a queue (not on RQ's schedule) inside the block, in order,
-        so that a job may take back those of its own queue and play them itself (`take_back`)."""
-        noted: list[QueuedTurn] = []
-        self._noting.turns = noted
-        try:
-            yield noted
-        finally:
-            self._noting.turns = None
-
-    def take_back(self, turn: QueuedTurn, worker_name: str) -> bool:
-        """Take `turn`'s job off its queue, unless a worker has taken it already, and mark it started by
-        `worker_name`, which now plays the turn itself: True if it was taken back. The reconciler counts it
-        in hand while that worker lives, and enqueues it again if the worker dies before playing it (the
-        waiting index still holds the turn)."""
-        job_id = bot_job_id(turn.game_id, turn.version)
-        keys = [self.queues[turn.queue].key, Job.key_for(job_id)]
-        return bool(self._take_back(keys=keys, args=[job_id, worker_name, BOT_JOB_TIMEOUT]))
+            if delay_seconds <= 0:
+                self.follow_ups.note(QueuedTurn(game_id, version, queue, time.time()))
 
     def enqueue(
         self,

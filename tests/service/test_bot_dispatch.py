@@ -392,7 +392,7 @@ WORKER = "worker-a"
 
 def made_due(service: GameService, count: int) -> list[QueuedTurn]:
     """`count` new games of two bots, created as a chain's end would start them: their turns as the job noted them."""
-    with dispatcher_of(service).noting_queued() as noted:
+    with dispatcher_of(service).follow_ups.noting() as noted:
         for n in range(count):
             create(service, TWO_BOTS, seed=f"made-due-{n}")
     assert [turn.queue for turn in noted] == [BOT_QUEUE] * count
@@ -433,7 +433,7 @@ def test_a_taken_back_turn_is_in_hand_while_its_worker_lives_and_enqueued_again_
 ) -> None:
     (turn,) = made_due(service, 1)
     queue_client.set(f"{ALIVE_PREFIX}{WORKER}", 1)
-    assert dispatcher_of(service).take_back(turn, WORKER)
+    assert dispatcher_of(service).follow_ups.take_back(turn, WORKER)
     assert queued_ids(queue) == []
     assert reconciler(service).run_once() == [], "in the hands of a live worker"
     queue_client.delete(f"{ALIVE_PREFIX}{WORKER}")  # the worker died before it played the turn
