@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -408,6 +409,21 @@ def test_a_job_takes_back_the_turns_its_chain_made_due_and_plays_them(
     assert played == 2 and turns == []
     assert all(service.repository.load(game_id).snap.finished for game_id in games)
     assert queued_ids(queue) == [] and waiting(queue_client) == {}, "no job left for another worker, none waiting"
+
+
+def test_only_this_threads_turns_queued_now_are_noted(service: GameService) -> None:
+    """A turn put on RQ's schedule (a bot that waits for a person's call) is not the job's to play now, nor is a
+    turn that another thread of the process queues meanwhile (the reconciler's pass starting a match's game)."""
+    queue = dispatcher_of(service)
+    with queue.follow_ups.noting() as noted:
+        queue.schedule("waits-for-a-call", 7, delay_seconds=3)
+        other = threading.Thread(target=queue.schedule, args=("another-thread", 4))
+        other.start()
+        other.join()
+        queue.schedule("due-now", 5)
+    assert [(turn.game_id, turn.version) for turn in noted] == [("due-now", 5)]
+    queue.schedule("after-the-block", 6)
+    assert len(noted) == 1
 
 
 def test_a_turn_another_worker_took_or_of_another_queue_is_left_alone(
