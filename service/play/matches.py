@@ -146,6 +146,8 @@ class Matches:
             "status": "running",
             "created_at": created,
             "client": client,
+            "finished_games": 0,  # kept by the scripts that note games (service/storage/matches.py)
+            "deals_begun": 0,
         }
         if not self.store.create(match_id, fields, created):
             raise MatchesFull("could not allocate a match id; try again", per_client=False)
@@ -215,21 +217,17 @@ class Matches:
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
         states = self.store.game_states(match_id)
-        notes: dict[tuple[int, int], str] = {}  # what this call notes, in one write
         if ended is None:  # a pass looks afresh at the games noted as started
-            self._refresh(match_id, states, notes)
+            ends = self._refresh(match_id, states)
         else:
-            states[ended] = notes[ended] = "finished"
+            states[ended], ends = "finished", [ended]
         finished = {key for key, state in states.items() if state == "finished"}
         touched = {deal for deal, _ in finished} if ended is None else {ended[0]}
         done = [deal for deal in touched if all((deal, r) in finished for r in range(count))]
         opened = [game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)]
         due = [] if len(finished) == deals * count else self._due(count, deals, states)
-        notes.update({key: "started" for key in due})
-        self.store.note_games(match_id, notes)  # each game to start is noted, then closed, then stored
-        self.embargo.update(opened, {game_id_of(match_id, deal, rotation): (match_id, deal) for deal, rotation in due})
-        for deal, rotation in due:
-            self._start(match_id, meta, entrants, deal, rotation)
+        _, due = self.store.note_games(match_id, ends, due)  # each game to start is noted, then closed, then stored
+        self._open_and_start(match_id, meta, entrants, opened, due)
         if not due and len(finished) < deals * count and ended is not None:
             # nothing left to start: read again, so that of two last games ending at once, the later note sees both
             finished = {key for key, state in self.store.game_states(match_id).items() if state == "finished"}
@@ -237,9 +235,26 @@ class Matches:
             self._finish(match_id, meta, entrants)
         return len(due)
 
-    def _refresh(self, match_id: str, states: dict[tuple[int, int], str], notes: dict[tuple[int, int], str]) -> None:
-        """Look afresh at each game noted as started: one that has ended is `finished` in `states` and `notes`;
-        one that was never stored (a start whose process stopped between the note and the game) leaves `states`."""
+    def _open_and_start(
+        self,
+        match_id: str,
+        meta: Mapping[str, str],
+        entrants: list[dict[str, Any]],
+        opened: Sequence[str],
+        started: Sequence[tuple[int, int]],
+    ) -> None:
+        """Open the games of the deals done, close the games noted started, then store those games."""
+        self.embargo.update(
+            opened, {game_id_of(match_id, deal, rotation): (match_id, deal) for deal, rotation in started}
+        )
+        for deal, rotation in started:
+            self._start(match_id, meta, entrants, deal, rotation)
+
+    def _refresh(self, match_id: str, states: dict[tuple[int, int], str]) -> list[tuple[int, int]]:
+        """Look afresh at each game noted as started: one that has ended is `finished` in `states` (and returned,
+        to be noted); one that was never stored (a start whose process stopped between the note and the game)
+        leaves `states`."""
+        ended = []
         for (deal, rotation), state in list(states.items()):
             if state != "started":
                 continue
@@ -249,7 +264,9 @@ class Matches:
                 del states[(deal, rotation)]
                 continue
             if loaded.snap.finished:
-                states[(deal, rotation)] = notes[(deal, rotation)] = "finished"
+                states[(deal, rotation)] = "finished"
+                ended.append((deal, rotation))
+        return ended
 
     def _due(self, count: int, deals: int, states: Mapping[tuple[int, int], str]) -> list[tuple[int, int]]:
         """The games to start, as (deal, rotation): each deal's next game once the one before it has finished, at
@@ -311,9 +328,27 @@ class Matches:
         return started
 
     def game_ended(self, loaded: LoadedGame) -> None:
-        """A game ended in this process: when it is a match's, advance that match now."""
-        if loaded.place is not None:
-            self.advance(loaded.place.match, ended=(loaded.place.deal, loaded.place.rotation))
+        """A game ended in this process: when it is a match's, note it and start what follows it (the deal's next
+        game, else the first deal not begun), reading none of the match's other games; finish the match with its
+        last game. A match that keeps no counts (made before they were kept) is advanced as a pass does."""
+        place = loaded.place
+        if place is None:
+            return
+        meta = self.store.meta(place.match)
+        if meta is None or meta["status"] != "running":
+            return
+        entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
+        count, last = len(entrants), place.rotation == len(entrants) - 1
+        following = None if last else (place.deal, place.rotation + 1)
+        noted = self.store.end_game(place.match, (place.deal, place.rotation), following, deals)
+        if noted is None:
+            self.advance(place.match, ended=(place.deal, place.rotation))
+            return
+        finished, started = noted
+        opened = [game_id_of(place.match, place.deal, rotation) for rotation in range(count)] if last else []
+        self._open_and_start(place.match, meta, entrants, opened, [started] if started is not None else [])
+        if finished == deals * count:
+            self._finish(place.match, meta, entrants)
 
     # ------------------------------------------------------------ reading
 
@@ -341,7 +376,11 @@ class Matches:
         if meta is None:
             raise MatchNotFound(match_id)
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
-        states = self.store.game_states(match_id)
+        counted = not with_games and "finished_games" in meta  # a page's match: its count, not its games read
+        states = {} if counted else self.store.game_states(match_id)
+        games_finished = (
+            int(meta["finished_games"]) if counted else sum(state == "finished" for state in states.values())
+        )
         finished = meta["status"] == "finished"
         total = deals * len(entrants)
         out: dict[str, Any] = {
@@ -353,7 +392,7 @@ class Matches:
             "games_total": total,
             "status": meta["status"],
             "better": "lower" if engine.get_game(meta["game"]).lowest_wins else "higher",
-            "progress": {"games_finished": sum(state == "finished" for state in states.values()), "games_total": total},
+            "progress": {"games_finished": games_finished, "games_total": total},
             "results": json.loads(meta["results"]) if finished else [],
             "seed_commitment": meta["seed_commitment"],
             "created_at": rfc3339(int(meta["created_at"])),

@@ -210,8 +210,17 @@ class MatchBook(Protocol):
     def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
         """Each started game's state by (deal, rotation)."""
 
-    def note_games(self, match_id: str, states: Mapping[tuple[int, int], str]) -> None:
-        """Note games, by (deal, rotation), as `started` or `finished`, in one write."""
+    def note_games(
+        self, match_id: str, finished: Sequence[tuple[int, int]], started: Sequence[tuple[int, int]]
+    ) -> tuple[int | None, list[tuple[int, int]]]:
+        """Note games, by (deal, rotation), as finished, and as started those not noted finished, in one step; the
+        count of finished games (None where the match keeps none) and the games noted started now."""
+
+    def end_game(
+        self, match_id: str, ended: tuple[int, int], following: tuple[int, int] | None, deals: int
+    ) -> tuple[int, tuple[int, int] | None] | None:
+        """A game's end noted and what follows it started, reading none of the other games: the count of finished
+        games and the game noted started now (None where the match keeps no counts)."""
 
     def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
         """Mark the match finished with its results (and its deal scores); True if it finished now."""

@@ -125,7 +125,9 @@ def bot_deadlines(name: str) -> str:
 # Matches (service/storage/matches.py): a match's keys share its hash tag (`match:{<id>}:<name>`):
 #   meta   hash: id, game, options, entrants (JSON), deals, seed, nonce, seed_commitment, status, created_at,
 #          client, finished_at, results (JSON, once finished), deal_scores (JSON, once finished: per deal, each
-#          entrant's score, null for a deal with no hand scored; the ladder's input, service/play/ladder.py)
+#          entrant's score, null for a deal with no hand scored; the ladder's input, service/play/ladder.py),
+#          finished_games and deals_begun (the games noted finished, the deals begun: kept by the scripts that note
+#          games, so that a game's end reads none of the others; a match made before they were has neither)
 #   games  hash: `<deal>:<rotation>` -> `started` or `finished` (the game's id is `<match id>-<deal>-<rotation>`)
 # Global: `matches:all` (every match by creation, ms), `matches:running` (the same, while running),
 # `matches:finished:<game>` (a game's finished matches by when they finished, ms: the ladder's order) and

@@ -29,6 +29,59 @@ if ARGV[3] then redis.call('HSET', KEYS[1], 'deal_scores', ARGV[3]) end
 return 1
 """
 
+# KEYS: the match's games, its meta. ARGV: how many games to note finished, those games' fields, then the games to
+# note started. Notes each game finished that was not (counting it in `finished_games` where the match keeps that
+# count) and each game started that is not noted finished (a game noted started that was never stored is started
+# again), raising `deals_begun` past each deal begun; returns the count (-1 where it is not kept) and the games
+# noted started now.
+_NOTE = """
+local kept = redis.call('HEXISTS', KEYS[2], 'finished_games') == 1
+local n = tonumber(ARGV[1])
+for i = 2, n + 1 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= 'finished' then
+    redis.call('HSET', KEYS[1], ARGV[i], 'finished')
+    if kept then redis.call('HINCRBY', KEYS[2], 'finished_games', 1) end
+  end
+end
+local started = {}
+for i = n + 2, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= 'finished' then
+    redis.call('HSET', KEYS[1], ARGV[i], 'started')
+    table.insert(started, ARGV[i])
+    local deal = tonumber(string.match(ARGV[i], '^(%d+):'))
+    if kept and deal >= tonumber(redis.call('HGET', KEYS[2], 'deals_begun')) then
+      redis.call('HSET', KEYS[2], 'deals_begun', deal + 1)
+    end
+  end
+end
+if not kept then return {-1, started} end
+return {tonumber(redis.call('HGET', KEYS[2], 'finished_games')), started}
+"""
+
+# KEYS: the match's games, its meta. ARGV: the ended game's field, the next game of its deal ('' when it was the
+# deal's last), the match's deals. A game's end in a match that keeps its counts: notes it finished and starts what
+# follows it (the deal's next game, else the first deal not begun), unless a pass noted it finished first (and
+# started what follows). Returns {finished_games, the game noted started now or ''}; {-1, ''} where the match keeps
+# no counts (made before they were kept: the caller reads the whole match instead).
+_END_GAME = """
+if redis.call('HEXISTS', KEYS[2], 'finished_games') == 0 then return {-1, ''} end
+if redis.call('HGET', KEYS[1], ARGV[1]) == 'finished' then
+  return {tonumber(redis.call('HGET', KEYS[2], 'finished_games')), ''}
+end
+redis.call('HSET', KEYS[1], ARGV[1], 'finished')
+local finished = redis.call('HINCRBY', KEYS[2], 'finished_games', 1)
+local next = ARGV[2]
+if next == '' then
+  local begun = tonumber(redis.call('HGET', KEYS[2], 'deals_begun'))
+  if begun < tonumber(ARGV[3]) then
+    next = begun .. ':0'
+    redis.call('HSET', KEYS[2], 'deals_begun', begun + 1)
+  end
+end
+if next ~= '' and redis.call('HSETNX', KEYS[1], next, 'started') == 0 then next = '' end
+return {finished, next}
+"""
+
 
 class MatchStore:
     """Matches in Redis: create, read, note their games and finished deals, finish, list."""
@@ -37,6 +90,8 @@ class MatchStore:
         self._redis = client
         self._create = client.register_script(_CREATE)
         self._finish = client.register_script(_FINISH)
+        self._note = client.register_script(_NOTE)
+        self._end_game = client.register_script(_END_GAME)
 
     def create(self, match_id: str, fields: Mapping[str, Any], created_ms: int) -> bool:
         """Store a new match (its header `fields`, JSON for what is not text) as running; False if the id is taken."""
@@ -61,17 +116,32 @@ class MatchStore:
     def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
         """Each started game's state (`started`, `finished`) by (deal, rotation)."""
         stored = store_call(self._redis.hgetall, keys.match_key(match_id, "games"))
-        states = {}
-        for field, state in stored.items():
-            deal, _, rotation = text(field).partition(":")
-            states[(int(deal), int(rotation))] = text(state)
-        return states
+        return {_key(text(field)): text(state) for field, state in stored.items()}
 
-    def note_games(self, match_id: str, states: Mapping[tuple[int, int], str]) -> None:
-        """Note games of the match, by (deal, rotation), as `started` or `finished`: one HSET."""
-        if states:
-            fields = {f"{deal}:{rotation}": state for (deal, rotation), state in states.items()}
-            store_call(self._redis.hset, keys.match_key(match_id, "games"), mapping=fields)
+    def note_games(
+        self, match_id: str, finished: Sequence[tuple[int, int]], started: Sequence[tuple[int, int]]
+    ) -> tuple[int | None, list[tuple[int, int]]]:
+        """Note games, by (deal, rotation), as finished, and as started those not noted finished, in one step; the
+        match's count of finished games (None where it keeps none) and the games noted started now."""
+        args = [len(finished), *(_field(key) for key in finished), *(_field(key) for key in started)]
+        count, noted = store_call(self._note, keys=self._keys(match_id), args=args)
+        return (None if int(count) < 0 else int(count)), [_key(text(field)) for field in noted]
+
+    def end_game(
+        self, match_id: str, ended: tuple[int, int], following: tuple[int, int] | None, deals: int
+    ) -> tuple[int, tuple[int, int] | None] | None:
+        """A game's end: note it finished and start what follows it (`following`, the deal's next game, else the
+        first deal not begun), reading none of the match's other games; the count of finished games and the game
+        noted started now. None where the match keeps no counts; (count, None) where a pass noted the end first."""
+        args = [_field(ended), _field(following) if following is not None else "", deals]
+        count, noted = store_call(self._end_game, keys=self._keys(match_id), args=args)
+        if int(count) < 0:
+            return None
+        return int(count), (_key(text(noted)) if text(noted) else None)
+
+    @staticmethod
+    def _keys(match_id: str) -> list[str]:
+        return [keys.match_key(match_id, "games"), keys.match_key(match_id, "meta")]
 
     def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
         """Mark the match finished with its results (and its deal scores, for the ladder), unless it was already;
@@ -139,3 +209,13 @@ class MatchEmbargo:
 
 def _texts(fields: Mapping[str, Any]) -> dict[str, str]:
     return {key: value if isinstance(value, str) else json.dumps(value) for key, value in fields.items()}
+
+
+def _field(key: tuple[int, int]) -> str:
+    """A game's field in the match's games hash: `<deal>:<rotation>`."""
+    return f"{key[0]}:{key[1]}"
+
+
+def _key(field: str) -> tuple[int, int]:
+    deal, _, rotation = field.partition(":")
+    return int(deal), int(rotation)

@@ -220,11 +220,18 @@ def test_a_start_lost_between_its_note_and_its_game_is_started_by_the_next_pass(
     assert client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "finished"
 
 
+@pytest.mark.parametrize("counts", [True, False], ids=["counts-kept", "made-before-counts"])
 def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
-    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+    client: FlaskClient,
+    app: flask.Flask,
+    dispatcher: RecordingDispatcher,
+    fake_redis: fakeredis.FakeRedis,
+    monkeypatch: pytest.MonkeyPatch,
+    counts: bool,
 ) -> None:
-    """The last games of two deals end in two processes at once, each reading the match before the other's end is
-    noted (forced here): the one whose note comes later reads again and finishes the match, with no pass."""
+    """The last games of two deals end in two processes at once, the second wholly inside the first's step (forced
+    here: after the first has read the match, or, for a match made before the counts were kept, its games): the
+    match finishes with no pass, and each game is counted once."""
     matches = matches_of(app)
     two = [{"level": "random"}, {"level": "greedy"}]
     deferred: list[LoadedGame] = []
@@ -235,23 +242,69 @@ def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
 
     matches.games.when_ended[:] = [game_ended]
     created = start(client, entrants=two, deals=2)
+    meta_key = keys.match_key(created["id"], "meta")
+    if not counts:
+        fake_redis.hdel(meta_key, "finished_games", "deals_begun")
     while len(deferred) < 2:
         assert dispatcher.drain(), "the match stalled before its last games ended"
     first, second = deferred
-    real_states = matches.store.game_states
+    read = "meta" if counts else "game_states"
+    real_read = getattr(matches.store, read)
     calls = []
 
-    def states_then_the_other_end(match_id: str) -> dict[tuple[int, int], str]:
-        states = real_states(match_id)
+    def read_then_the_other_end(match_id: str) -> Any:
+        found = real_read(match_id)
         calls.append(match_id)
-        if len(calls) == 1:  # the first end has read the match: the second ends wholly now
+        if len(calls) == 1:  # the first end has read: the second ends wholly now
             matches.game_ended(second)
-        return states
+        return found
 
-    monkeypatch.setattr(matches.store, "game_states", states_then_the_other_end)
+    monkeypatch.setattr(matches.store, read, read_then_the_other_end)
     matches.game_ended(first)
     view = client.get(f"/v1/matches/{created['id']}").get_json()
     assert view["status"] == "finished" and view["progress"]["games_finished"] == 4
+    assert fake_redis.hget(meta_key, "finished_games") == ("4" if counts else None)
+
+
+def test_a_games_end_reads_none_of_the_matchs_other_games(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's end costs the same at any length of match: it notes the game, starts what follows (the deal's next
+    game, else the first deal not begun, at most MATCH_DEALS_AT_ONCE deals at once) and finishes the match with
+    its last game, all without reading the match's games."""
+    matches = matches_of(app)
+    matches.settings = MatchSettings(deals_at_once=2)
+    created = start(client, entrants=[{"level": "random"}, {"level": "greedy"}], deals=5)
+    reads = []
+    real_states = matches.store.game_states
+    monkeypatch.setattr(matches.store, "game_states", lambda match_id: reads.append(match_id) or real_states(match_id))
+    most_at_once = 0
+    while (view := matches.view(created["id"]))["status"] != "finished":
+        reads.clear()
+        most_at_once = max(most_at_once, len({g["deal"] for g in view["games"] if g["status"] == "active"}))
+        assert dispatcher.drain(limit=1), "the match stalled"
+        assert reads == [], "a game's end read the match's games"
+    assert view["progress"] == {"games_finished": 10, "games_total": 10} and most_at_once == 2
+    assert [(g["deal"], g["rotation"]) for g in view["games"]] == [(d, r) for d in range(5) for r in range(2)]
+
+
+def test_a_games_end_that_a_pass_noted_first_is_counted_once_and_starts_nothing_more(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, fake_redis: fakeredis.FakeRedis
+) -> None:
+    matches = matches_of(app)
+    matches.settings = MatchSettings(deals_at_once=1)
+    deferred: list[LoadedGame] = []
+    matches.games.when_ended[:] = [deferred.append]
+    created = start(client, entrants=[{"level": "random"}, {"level": "greedy"}], deals=3)
+    dispatcher.drain()  # the first game ends; its end-of-game step is held back
+    assert len(deferred) == 1 and matches.advance_running() == 1, "the pass notes the end and starts the next game"
+    matches.games.when_ended[:] = [matches.game_ended]
+    matches.game_ended(deferred[0])  # the held-back end arrives after the pass
+    meta_key = keys.match_key(created["id"], "meta")
+    assert fake_redis.hget(meta_key, "finished_games") == "1" and fake_redis.hget(meta_key, "deals_begun") == "1"
+    view = play_out(client, dispatcher, created["id"])
+    assert view["progress"] == {"games_finished": 6, "games_total": 6}
+    assert fake_redis.hget(meta_key, "finished_games") == "6" and fake_redis.hget(meta_key, "deals_begun") == "3"
 
 
 def test_the_matches_list_newest_first_a_page_at_a_time(client: FlaskClient, app: flask.Flask) -> None:
