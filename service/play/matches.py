@@ -203,8 +203,9 @@ class Matches:
     def advance(self, match_id: str, ended: tuple[int, int] | None = None) -> int:
         """Start the match's games that are due and finish it once all have; the number of games started.
         Safe to run at any time, from any process, any number of times. `ended`: the (deal, rotation) of a game
-        that has just ended here; it is noted finished in the one write that notes the games this starts, the
-        games noted as started are taken as in play, and only its deal is opened once done (C-8). Without it
+        that has just ended here, in a match made before its counts were kept (`game_ended` takes the others);
+        it is noted finished in the one write that notes the games this starts, the games noted as started are
+        taken as in play, and only its deal is opened once done (C-8). Without it
         (a reconciler's pass, every few seconds) each game noted as started is looked at afresh and every deal
         done is opened, which repairs a game's end that was not noted (its process stopped) and an opening
         that was lost."""

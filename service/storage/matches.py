@@ -49,7 +49,7 @@ for i = n + 2, #ARGV do
     redis.call('HSET', KEYS[1], ARGV[i], 'started')
     table.insert(started, ARGV[i])
     local deal = tonumber(string.match(ARGV[i], '^(%d+):'))
-    if kept and deal >= tonumber(redis.call('HGET', KEYS[2], 'deals_begun')) then
+    if kept and deal >= tonumber(redis.call('HGET', KEYS[2], 'deals_begun') or '0') then
       redis.call('HSET', KEYS[2], 'deals_begun', deal + 1)
     end
   end
@@ -72,7 +72,7 @@ redis.call('HSET', KEYS[1], ARGV[1], 'finished')
 local finished = redis.call('HINCRBY', KEYS[2], 'finished_games', 1)
 local next = ARGV[2]
 if next == '' then
-  local begun = tonumber(redis.call('HGET', KEYS[2], 'deals_begun'))
+  local begun = tonumber(redis.call('HGET', KEYS[2], 'deals_begun') or '0')
   if begun < tonumber(ARGV[3]) then
     next = begun .. ':0'
     redis.call('HSET', KEYS[2], 'deals_begun', begun + 1)
