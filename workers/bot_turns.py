@@ -14,6 +14,7 @@ import time
 from datetime import UTC
 
 from rq import get_current_job
+from rq.job import Job
 
 from service.play.due_turns import CHAIN_SECONDS, play_bot_turns
 from service.play.game_service import GameService
@@ -31,7 +32,7 @@ def play_bot_chain(game_id: str, version: int) -> str:
     job = get_current_job()
     deadline = time.monotonic() + CHAIN_SECONDS
     with queue.follow_ups.noting() as made_due:
-        outcome = play_bot_turns(games, game_id, version, due_at=_queued_at())
+        outcome = play_bot_turns(games, game_id, version, due_at=_queued_at(job))
         log.info("bot turn %s@%s: %s", game_id, version, outcome)
         if job is not None and job.worker_name:
             play_made_due(games, queue, made_due, job.origin or BOT_QUEUE, job.worker_name, deadline)
@@ -69,9 +70,8 @@ def play_made_due(
     return played
 
 
-def _queued_at() -> float | None:
-    """When this job was put on the queue (by the service, a retry, or RQ's scheduler when it was due)."""
-    job = get_current_job()
+def _queued_at(job: Job | None) -> float | None:
+    """When `job` was put on the queue (by the service, a retry, or RQ's scheduler when it was due)."""
     queued = job.enqueued_at if job is not None else None
     if queued is None:
         return None

@@ -200,15 +200,11 @@ class Matches:
 
     # ------------------------------------------------------------ running
 
-    def advance(self, match_id: str, ended: tuple[int, int] | None = None) -> int:
+    def advance(self, match_id: str) -> int:
         """Start the match's games that are due and finish it once all have; the number of games started.
-        Safe to run at any time, from any process, any number of times. `ended`: the (deal, rotation) of a game
-        that has just ended here, in a match made before its counts were kept (`game_ended` takes the others);
-        it is noted finished in the one write that notes the games this starts, the games noted as started are
-        taken as in play, and only its deal is opened once done (C-8). Without it
-        (a reconciler's pass, every few seconds) each game noted as started is looked at afresh and every deal
-        done is opened, which repairs a game's end that was not noted (its process stopped) and an opening
-        that was lost."""
+        Safe to run at any time, from any process, any number of times (a reconciler's pass, every few seconds):
+        each game noted as started is looked at afresh and every deal done is opened, which repairs a game's end
+        that was not noted (its process stopped) and an opening that was lost."""
         meta = self.store.meta(match_id)
         if meta is None:
             raise MatchNotFound(match_id)
@@ -218,20 +214,13 @@ class Matches:
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
         states = self.store.game_states(match_id)
-        if ended is None:  # a pass looks afresh at the games noted as started
-            ends = self._refresh(match_id, states)
-        else:
-            states[ended], ends = "finished", [ended]
+        ends = self._refresh(match_id, states)
         finished = {key for key, state in states.items() if state == "finished"}
-        touched = {deal for deal, _ in finished} if ended is None else {ended[0]}
-        done = [deal for deal in touched if all((deal, r) in finished for r in range(count))]
+        done = {deal for deal, _ in finished if all((deal, r) in finished for r in range(count))}
         opened = [game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)]
         due = [] if len(finished) == deals * count else self._due(count, deals, states)
-        _, due = self.store.note_games(match_id, ends, due)  # each game to start is noted, then closed, then stored
+        due = self.store.note_games(match_id, ends, due)  # each game to start is noted, then closed, then stored
         self._open_and_start(match_id, meta, entrants, opened, due)
-        if not due and len(finished) < deals * count and ended is not None:
-            # nothing left to start: read again, so that of two last games ending at once, the later note sees both
-            finished = {key for key, state in self.store.game_states(match_id).items() if state == "finished"}
         if len(finished) == deals * count:
             self._finish(match_id, meta, entrants)
         return len(due)
@@ -343,7 +332,7 @@ class Matches:
         following = None if last else (place.deal, place.rotation + 1)
         noted = self.store.end_game(place.match, (place.deal, place.rotation), following, deals)
         if noted is None:
-            self.advance(place.match, ended=(place.deal, place.rotation))
+            self.advance(place.match)
             return
         finished, started = noted
         opened = [game_id_of(place.match, place.deal, rotation) for rotation in range(count)] if last else []

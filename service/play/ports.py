@@ -212,9 +212,9 @@ class MatchBook(Protocol):
 
     def note_games(
         self, match_id: str, finished: Sequence[tuple[int, int]], started: Sequence[tuple[int, int]]
-    ) -> tuple[int | None, list[tuple[int, int]]]:
+    ) -> list[tuple[int, int]]:
         """Note games, by (deal, rotation), as finished, and as started those not noted finished, in one step; the
-        count of finished games (None where the match keeps none) and the games noted started now."""
+        games noted started now."""
 
     def end_game(
         self, match_id: str, ended: tuple[int, int], following: tuple[int, int] | None, deals: int

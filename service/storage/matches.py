@@ -32,8 +32,7 @@ return 1
 # KEYS: the match's games, its meta. ARGV: how many games to note finished, those games' fields, then the games to
 # note started. Notes each game finished that was not (counting it in `finished_games` where the match keeps that
 # count) and each game started that is not noted finished (a game noted started that was never stored is started
-# again), raising `deals_begun` past each deal begun; returns the count (-1 where it is not kept) and the games
-# noted started now.
+# again), raising `deals_begun` past each deal begun; returns the games noted started now.
 _NOTE = """
 local kept = redis.call('HEXISTS', KEYS[2], 'finished_games') == 1
 local n = tonumber(ARGV[1])
@@ -54,15 +53,14 @@ for i = n + 2, #ARGV do
     end
   end
 end
-if not kept then return {-1, started} end
-return {tonumber(redis.call('HGET', KEYS[2], 'finished_games')), started}
+return started
 """
 
 # KEYS: the match's games, its meta. ARGV: the ended game's field, the next game of its deal ('' when it was the
 # deal's last), the match's deals. A game's end in a match that keeps its counts: notes it finished and starts what
 # follows it (the deal's next game, else the first deal not begun), unless a pass noted it finished first (and
 # started what follows). Returns {finished_games, the game noted started now or ''}; {-1, ''} where the match keeps
-# no counts (made before they were kept: the caller reads the whole match instead).
+# no counts (made before they were kept: the caller advances it as a pass does).
 _END_GAME = """
 if redis.call('HEXISTS', KEYS[2], 'finished_games') == 0 then return {-1, ''} end
 if redis.call('HGET', KEYS[1], ARGV[1]) == 'finished' then
@@ -120,12 +118,12 @@ class MatchStore:
 
     def note_games(
         self, match_id: str, finished: Sequence[tuple[int, int]], started: Sequence[tuple[int, int]]
-    ) -> tuple[int | None, list[tuple[int, int]]]:
+    ) -> list[tuple[int, int]]:
         """Note games, by (deal, rotation), as finished, and as started those not noted finished, in one step; the
-        match's count of finished games (None where it keeps none) and the games noted started now."""
+        games noted started now."""
         args = [len(finished), *(_field(key) for key in finished), *(_field(key) for key in started)]
-        count, noted = store_call(self._note, keys=self._keys(match_id), args=args)
-        return (None if int(count) < 0 else int(count)), [_key(text(field)) for field in noted]
+        noted = store_call(self._note, keys=self._keys(match_id), args=args)
+        return [_key(text(field)) for field in noted]
 
     def end_game(
         self, match_id: str, ended: tuple[int, int], following: tuple[int, int] | None, deals: int
