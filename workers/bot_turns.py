@@ -1,14 +1,14 @@
 """RQ job: the bot turns due at a version (service/play/due_turns.py), by a person's command path.
 
-A job plays for about CHAIN_SECONDS in all. When its chain made another game's bot due on the job's own queue
-(a match's next game, started when this one ended), and time is left, the job takes that turn's job back off
-the queue and plays it itself, unless a worker has taken it already: one RQ job then plays a run of games,
-not one job each (RQ's bookkeeping of a job costs about a dozen writes, each waiting for its fsync).
+A job plays for about CHAIN_SECONDS in all. When its chain makes another game's bot due on the job's own queue
+(a match's next game, started when this one ended), that turn is claimed for the job's worker rather than
+queued (service/storage/turn_queue.py, FollowUps), and the job plays it itself while time is left: one RQ job
+then plays a run of games, not one job each (RQ's bookkeeping of a job costs about a dozen writes, each waiting
+for its fsync). A claimed turn the job has no time left for is queued for any worker.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from datetime import UTC
@@ -31,43 +31,47 @@ def play_bot_chain(game_id: str, version: int) -> str:
     games, queue = game_service(), dispatcher()
     job = get_current_job()
     deadline = time.monotonic() + CHAIN_SECONDS
-    with queue.follow_ups.noting() as made_due:
-        outcome = play_bot_turns(games, game_id, version, due_at=_queued_at(job))
+    if job is None or not job.worker_name:  # run outside a worker: nobody to claim the turns it makes due for
+        return play_bot_turns(games, game_id, version, due_at=_queued_at(job))
+    with queue.follow_ups.noting(job.origin or BOT_QUEUE, job.worker_name) as made_due:
+        try:
+            outcome = play_bot_turns(games, game_id, version, due_at=_queued_at(job))
+        except BaseException:
+            _release(queue, made_due)
+            raise
         log.info("bot turn %s@%s: %s", game_id, version, outcome)
-        if job is not None and job.worker_name:
-            play_made_due(games, queue, made_due, job.origin or BOT_QUEUE, job.worker_name, deadline)
+        play_made_due(games, queue, made_due, deadline)
     return outcome
 
 
 play_bot_turn = play_bot_chain  # the name queued jobs call it by (BOT_TURN_JOB): it stays
 
 
-def play_made_due(
-    games: GameService,
-    queue: RQDispatcher,
-    made_due: list[QueuedTurn],
-    lane: str,
-    worker_name: str,
-    deadline: float,
-) -> int:
-    """Play the turns in `made_due` (it grows as they are played) that are on `lane` and that no worker has
-    taken, until `deadline` (time.monotonic()); the number played. A turn that fails to play goes back on
-    the queue (or, failing that too, to the reconciler once its job's mark expires) and ends the run."""
+def play_made_due(games: GameService, queue: RQDispatcher, made_due: list[QueuedTurn], deadline: float) -> int:
+    """Play the turns claimed in `made_due` (it grows as they are played) until `deadline` (time.monotonic());
+    the number played. A turn that fails to play ends the run; it and the turns left are queued for any worker
+    (or, failing that too, left to the reconciler once their claim expires)."""
     played = 0
-    while made_due and (left := deadline - time.monotonic()) > 0:
-        turn = made_due.pop(0)
-        if turn.queue != lane or not queue.follow_ups.take_back(turn, worker_name):
-            continue
-        try:
+    try:
+        while made_due and (left := deadline - time.monotonic()) > 0:
+            turn = made_due[0]
             outcome = play_bot_turns(games, turn.game_id, turn.version, max_seconds=left, due_at=turn.at)
-        except Exception:
-            log.exception("bot turn %s@%s, taken back from the queue, failed: queueing it again", *turn[:2])
-            with contextlib.suppress(Exception):
-                queue.requeue(turn.game_id, turn.version, {}, queue=turn.queue)
-            break
-        log.info("bot turn %s@%s (taken back from the queue): %s", turn.game_id, turn.version, outcome)
-        played += 1
+            made_due.pop(0)
+            log.info("bot turn %s@%s (claimed by this job): %s", turn.game_id, turn.version, outcome)
+            played += 1
+    except Exception:
+        log.exception("bot turn %s@%s, claimed by this job, failed: queueing it again", *made_due[0][:2])
+    _release(queue, made_due)
     return played
+
+
+def _release(queue: RQDispatcher, turns: list[QueuedTurn]) -> None:
+    """Queue claimed turns for any worker (a failure leaves one to the reconciler once its claim expires)."""
+    for turn in turns:
+        try:
+            queue.release(turn)
+        except Exception:
+            log.exception("could not queue the claimed bot turn %s@%s again", turn.game_id, turn.version)
 
 
 def _queued_at(job: Job | None) -> float | None:

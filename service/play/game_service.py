@@ -428,13 +428,12 @@ class GameService:
 
     def _ended(self, new: LoadedGame) -> None:
         """After an append that ended the game: note it as finished again (a sweep may have taken the
-        intent out while the append was on its way) and, once that is stored, no longer active. Best
-        effort: the lifecycle sweep's index walk puts back a finished game that an index misses."""
+        intent out while the append was on its way) and no longer active, in one round trip. Best effort:
+        the lifecycle sweep's index walk puts back a finished game that an index misses."""
         if not new.snap.finished:
             return
         at = epoch_of(self.clock())  # the intent's time stays when it is still there
-        if self._index_write("note as finished", new.id, self.index.finishing, at, True):
-            self._index_write("take out of the active games", new.id, self.index.finished)
+        self._index_write("note as finished", new.id, self.index.ended, at, True)
         for listener in self.when_ended:  # best effort: what a listener does is repaired by its own pass
             try:
                 listener(new)

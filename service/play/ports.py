@@ -85,8 +85,9 @@ class GameNotes(Protocol):
     def finishing(self, game_id: str, at: float, unless_noted: bool = False) -> None:
         """An append is about to end the game (or has, with `unless_noted`)."""
 
-    def finished(self, game_id: str) -> None:
-        """The game's final append is stored."""
+    def ended(self, game_id: str, at: float, unless_noted: bool = False) -> None:
+        """The game's final append is stored: noted as finished at `at` (or when noted before, with
+        `unless_noted`) and no longer active."""
 
 
 class GameCounter(Protocol):

@@ -12,7 +12,7 @@ never a game's keys, so a Redis Cluster is fine):
                   each COMPACT_AFTER_SECONDS after its end and takes it out. A game the sweep could
                   not pack (or check, in games:active) gets a later score, so the others get their turn.
 
-Each key lives on one master of a cluster (the two writes of a game's end go in one pipeline, which a
+Each key lives on one master of a cluster (the writes of a game's end go in one pipeline, which a
 cluster client splits by master), so a write here never fails a game's action: the command
 path writes the indexes as best it can, and the lifecycle sweep's index walk (service/upkeep/lifecycle.py)
 puts back every game the store holds that is missing from the index it belongs in.
@@ -45,9 +45,14 @@ class GameIndex:
             pipe.zadd(UNPACKED_KEY, {game_id: at}, nx=unless_noted)
             self._call(pipe.execute)
 
-    def finished(self, game_id: str) -> None:
-        """The game's final append is stored: it is no longer active."""
-        self._call(self.client.zrem, ACTIVE_KEY, game_id)
+    def ended(self, game_id: str, at: float, unless_noted: bool = False) -> None:
+        """The game's final append is stored: noted as finished at `at` (with `unless_noted`, a note that is
+        there already keeps its time) and no longer active, in one round trip."""
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.zadd(FINISHED_KEY, {game_id: at}, nx=unless_noted)
+            pipe.zadd(UNPACKED_KEY, {game_id: at}, nx=unless_noted)
+            pipe.zrem(ACTIVE_KEY, game_id)
+            self._call(pipe.execute)
 
     def not_finished(self, game_id: str) -> None:
         """An intent to end the game that did not come true (its append lost)."""

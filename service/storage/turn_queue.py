@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import redis
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError
-from rq.job import Job
+from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.storage.keys import BOT_QUEUE as BOT_QUEUE
@@ -66,16 +66,13 @@ return 0
 """
 
 
-# KEYS: a queue's list, the job's hash. ARGV: the job id, a worker's name, seconds. Takes the job off the queue,
-# only if no worker has taken it yet, and marks it started by that worker (as the reconciler reads a job in hand),
-# its hash kept that many seconds: 1 if so.
-_TAKE_BACK = """
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 1 then
-  redis.call('HSET', KEYS[2], 'status', 'started', 'worker_name', ARGV[2])
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
-  return 1
-end
-return 0
+# KEYS: the job's hash. ARGV: seconds, then the job's field/value pairs. Writes the job, marked started by a
+# worker (as the reconciler reads a job in hand), only if no job of that id exists: 1 if so.
+_CLAIM = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
 """
 
 
@@ -137,39 +134,40 @@ class WaitingIndex:
 
 
 class FollowUps:
-    """The bot turns that a job's own moves put on a queue (a match's next game, started as the job's game ended),
-    noted for the thread that runs the job, so that the job may take back those of its own queue and play them
-    itself (workers/bot_turns.py)."""
+    """The bot turns that a job's own moves make due on its own queue (a match's next game, started as the job's
+    game ended): instead of being queued for any worker, each is claimed for the job's worker, which plays it
+    itself (workers/bot_turns.py). One write a turn, where queueing and then taking it back off the queue were
+    three and RQ's bookkeeping of a job."""
 
-    def __init__(self, connection: redis.Redis, queues: dict[str, Queue]) -> None:
-        self.queues = queues
-        self._take_back = connection.register_script(_TAKE_BACK)
-        self._noting = threading.local()  # .turns: the list `noting` fills in this thread, if any
-
-    def note(self, turn: QueuedTurn) -> None:
-        """A bot turn was put on a queue (not on RQ's schedule): noted if this thread is noting."""
-        noted: list[QueuedTurn] | None = getattr(self._noting, "turns", None)
-        if noted is not None:
-            noted.append(turn)
+    def __init__(self, connection: redis.Redis) -> None:
+        self._claim = connection.register_script(_CLAIM)
+        self._noting = threading.local()  # .lane, .worker, .turns: what `noting` set in this thread, if anything
 
     @contextlib.contextmanager
-    def noting(self) -> Iterator[list[QueuedTurn]]:
-        """The bot turns that this thread puts on a queue inside the block, in order."""
+    def noting(self, lane: str, worker_name: str) -> Iterator[list[QueuedTurn]]:
+        """The bot turns due now on `lane` that this thread asks for inside the block, in order, each claimed
+        for `worker_name`."""
         noted: list[QueuedTurn] = []
-        self._noting.turns = noted
+        self._noting.lane, self._noting.worker, self._noting.turns = lane, worker_name, noted
         try:
             yield noted
         finally:
             self._noting.turns = None
 
-    def take_back(self, turn: QueuedTurn, worker_name: str) -> bool:
-        """Take `turn`'s job off its queue, unless a worker has taken it already, and mark it started by
-        `worker_name`, which now plays the turn itself: True if it was taken back. The reconciler counts it
-        in hand while that worker lives, and enqueues it again if the worker dies before playing it (the
-        waiting index still holds the turn)."""
-        job_id = bot_job_id(turn.game_id, turn.version)
-        keys = [self.queues[turn.queue].key, Job.key_for(job_id)]
-        return bool(self._take_back(keys=keys, args=[job_id, worker_name, BOT_JOB_TIMEOUT]))
+    def claim(self, job: Job, game_id: str, version: int) -> bool:
+        """When this thread is noting and `job` is due now on its lane: write the job as started by the noting
+        worker, unless a job of its id exists, and note its turn; True if it was claimed (it is not to be
+        queued). The reconciler counts a claimed turn in hand while that worker lives, and enqueues it again if
+        the worker dies before playing it (the waiting index still holds the turn)."""
+        noted: list[QueuedTurn] | None = getattr(self._noting, "turns", None)
+        if noted is None or job.origin != self._noting.lane:
+            return False
+        fields = dict(job.to_dict(), status=JobStatus.STARTED.value, worker_name=self._noting.worker)
+        flat = [item for pair in fields.items() for item in pair]
+        if not self._claim(keys=[job.key], args=[BOT_JOB_TIMEOUT, *flat]):
+            return False
+        noted.append(QueuedTurn(game_id, version, job.origin, time.time()))
+        return True
 
 
 class RQDispatcher:
@@ -182,7 +180,7 @@ class RQDispatcher:
         self.queues = {name: Queue(name, connection=connection, serializer=JSONSerializer) for name in BOT_QUEUES}
         self.queue = self.queues[BOT_QUEUE]  # the bot turns of random and greedy bots, and turn timeouts
         self.index = WaitingIndex(index_connection or connection)
-        self.follow_ups = FollowUps(connection, self.queues)  # the turns a job makes due, to take back and play
+        self.follow_ups = FollowUps(connection)  # the turns a job makes due on its own queue, claimed to play
 
     def queue_depths(self) -> dict[str, int]:
         """Jobs on the bot queues now (both summed), by state: queued, scheduled (to wait), started (running)."""
@@ -213,10 +211,10 @@ class RQDispatcher:
         try:
             self.index.raise_to(game_id, version)
         finally:
-            with contextlib.suppress(DuplicateJobError):
-                self._put(self._bot_job(game_id, version, queue=queue), delay_seconds, unique=True)
-            if delay_seconds <= 0:
-                self.follow_ups.note(QueuedTurn(game_id, version, queue, time.time()))
+            job = self._bot_job(game_id, version, queue=queue)
+            if delay_seconds > 0 or not self.follow_ups.claim(job, game_id, version):
+                with contextlib.suppress(DuplicateJobError):
+                    self._put(job, delay_seconds, unique=True)
 
     def enqueue(
         self,
@@ -282,6 +280,13 @@ class RQDispatcher:
         self._forget(job_id)
         self.connection.delete(Job.key_for(job_id))
         self.schedule_timeout(game_id, version, seconds)
+
+    def release(self, turn: QueuedTurn) -> None:
+        """Queue a claimed turn that its worker will not play after all (its job's time is spent) for any worker."""
+        job_id = bot_job_id(turn.game_id, turn.version)
+        self.connection.delete(Job.key_for(job_id))
+        with contextlib.suppress(DuplicateJobError):
+            self._put(self._bot_job(turn.game_id, turn.version, queue=turn.queue), 0, unique=True)
 
     def requeue(
         self, game_id: str, version: int, meta: dict[str, Any], delay_seconds: int = 0, queue: str = BOT_QUEUE

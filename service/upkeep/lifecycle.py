@@ -142,8 +142,7 @@ class Lifecycle:
         inactive = set(self.index.missing(ACTIVE_KEY, [game_id for game_id, _ in running]))
         for game_id, at in ended:
             if game_id in unnoted:
-                self.index.finishing(game_id, at)
-                self.index.finished(game_id)
+                self.index.ended(game_id, at)
         for game_id, at in running:
             if game_id in inactive:
                 self.index.started(game_id, at)
@@ -181,8 +180,7 @@ class Lifecycle:
         last = self.store.read(game_id, after=loaded.version - 1)
         last_at = epoch_of(last[-1]["at"])
         if loaded.snap.finished:
-            self.index.finishing(game_id, last_at)  # its end was not noted: pack it in a later pass
-            self.index.finished(game_id)
+            self.index.ended(game_id, last_at)  # its end was not noted: pack it in a later pass
             return False
         if last_at >= cutoff:
             self.index.retry_at(ACTIVE_KEY, game_id, last_at)  # it last acted then

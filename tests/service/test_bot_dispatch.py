@@ -36,6 +36,7 @@ from service.play.game_service import (
 from service.storage.outcomes import StoreUnavailable
 from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import (
+    BOT_JOB_TIMEOUT,
     BOT_QUEUE,
     BOT_RETRY_INTERVALS,
     EXPERT_QUEUE,
@@ -391,65 +392,84 @@ def test_chained_and_unchained_bots_play_the_same_game(monkeypatch: pytest.Monke
 WORKER = "worker-a"
 
 
-def made_due(service: GameService, count: int) -> list[QueuedTurn]:
-    """`count` new games of two bots, created as a chain's end would start them: their turns as the job noted them."""
-    with dispatcher_of(service).follow_ups.noting() as noted:
+def made_due(service: GameService, count: int, lane: str = BOT_QUEUE) -> list[QueuedTurn]:
+    """`count` new games of two bots, created as a chain's end would start them: their turns as the job, on
+    `lane`, noted and claimed them."""
+    with dispatcher_of(service).follow_ups.noting(lane, WORKER) as noted:
         for n in range(count):
             create(service, TWO_BOTS, seed=f"made-due-{n}")
-    assert [turn.queue for turn in noted] == [BOT_QUEUE] * count
     return noted
 
 
-def test_a_job_takes_back_the_turns_its_chain_made_due_and_plays_them(
+def claimed_job(queue_client: fakeredis.FakeRedis, turn: QueuedTurn) -> Job:
+    return Job.fetch(bot_job_id(turn.game_id, turn.version), connection=queue_client, serializer=JSONSerializer)
+
+
+def test_the_turns_a_chain_makes_due_on_its_own_queue_are_claimed_not_queued(
+    service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    turns = made_due(service, 2)
+    assert [turn.queue for turn in turns] == [BOT_QUEUE] * 2
+    assert queued_ids(queue) == [], "no worker is asked for them"
+    for turn in turns:
+        job = claimed_job(queue_client, turn)
+        assert job.get_status() == JobStatus.STARTED and job.worker_name == WORKER
+        assert job.args == [turn.game_id, turn.version] and job.origin == BOT_QUEUE
+        assert 0 < queue_client.ttl(job.key) <= BOT_JOB_TIMEOUT
+    assert set(waiting(queue_client)) == {turn.game_id for turn in turns}, "the waiting index holds them"
+
+
+def test_a_job_plays_the_turns_it_claimed(
     service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
 ) -> None:
     turns = made_due(service, 2)
     games = [turn.game_id for turn in turns]
-    played = play_made_due(service, dispatcher_of(service), turns, BOT_QUEUE, WORKER, time.monotonic() + 60)
+    played = play_made_due(service, dispatcher_of(service), turns, time.monotonic() + 60)
     assert played == 2 and turns == []
     assert all(service.repository.load(game_id).snap.finished for game_id in games)
     assert queued_ids(queue) == [] and waiting(queue_client) == {}, "no job left for another worker, none waiting"
 
 
-def test_only_this_threads_turns_queued_now_are_noted(service: GameService) -> None:
-    """A turn put on RQ's schedule (a bot that waits for a person's call) is not the job's to play now, nor is a
-    turn that another thread of the process queues meanwhile (the reconciler's pass starting a match's game)."""
-    queue = dispatcher_of(service)
-    with queue.follow_ups.noting() as noted:
-        queue.schedule("waits-for-a-call", 7, delay_seconds=3)
-        other = threading.Thread(target=queue.schedule, args=("another-thread", 4))
-        other.start()
-        other.join()
-        queue.schedule("due-now", 5)
-    assert [(turn.game_id, turn.version) for turn in noted] == [("due-now", 5)]
-    queue.schedule("after-the-block", 6)
-    assert len(noted) == 1
-
-
-def test_a_turn_another_worker_took_or_of_another_queue_is_left_alone(
+def test_only_this_threads_turns_due_now_on_its_lane_are_claimed(
     service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
 ) -> None:
-    taken, other_lane = made_due(service, 2)
-    assert queue_client.lpop(queue.key) == bot_job_id(taken.game_id, taken.version).encode()  # another worker's now
-    lanes = [taken, other_lane._replace(queue=EXPERT_QUEUE)]
-    assert play_made_due(service, dispatcher_of(service), lanes, BOT_QUEUE, WORKER, time.monotonic() + 60) == 0
-    for turn in (taken, other_lane):
-        assert service.repository.load(turn.game_id).version == turn.version, "not played by this job"
-    assert queued_ids(queue) == [bot_job_id(other_lane.game_id, other_lane.version)], "still there for a worker"
+    """A turn put on RQ's schedule (a bot that waits for a person's call), a turn of another queue (an expert's),
+    and a turn that another thread of the process asks for meanwhile (the reconciler's pass starting a match's
+    game) are queued as ever; so is a turn whose job exists already."""
+    dispatcher = dispatcher_of(service)
+    dispatcher.schedule("queued-before", 3)
+    with dispatcher.follow_ups.noting(BOT_QUEUE, WORKER) as noted:
+        dispatcher.schedule("waits-for-a-call", 7, delay_seconds=3)
+        dispatcher.schedule("an-expert", 2, queue=EXPERT_QUEUE)
+        other = threading.Thread(target=dispatcher.schedule, args=("another-thread", 4))
+        other.start()
+        other.join()
+        dispatcher.schedule("queued-before", 3)
+        dispatcher.schedule("due-now", 5)
+    assert [(turn.game_id, turn.version) for turn in noted] == [("due-now", 5)]
+    dispatcher.schedule("after-the-block", 6)
+    assert len(noted) == 1
+    assert queued_ids(queue) == [
+        bot_job_id(*game) for game in (("queued-before", 3), ("another-thread", 4), ("after-the-block", 6))
+    ]
+    assert queued_ids(Queue(EXPERT_QUEUE, connection=queue_client)) == [bot_job_id("an-expert", 2)]
 
 
-def test_no_turn_is_taken_back_once_the_jobs_time_is_spent(service: GameService, queue: Queue) -> None:
-    turns = made_due(service, 1)
-    assert play_made_due(service, dispatcher_of(service), turns, BOT_QUEUE, WORKER, time.monotonic() - 0.001) == 0
-    assert queued_ids(queue) == [bot_job_id(turns[0].game_id, turns[0].version)]
+def test_the_claimed_turns_left_once_the_jobs_time_is_spent_are_queued(
+    service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
+) -> None:
+    turns = made_due(service, 2)
+    ids = [bot_job_id(turn.game_id, turn.version) for turn in turns]
+    assert play_made_due(service, dispatcher_of(service), turns, time.monotonic() - 0.001) == 0
+    assert queued_ids(queue) == ids, "for any worker"
+    assert [claimed_job(queue_client, turn).get_status() for turn in turns] == [JobStatus.QUEUED] * 2
 
 
-def test_a_taken_back_turn_is_in_hand_while_its_worker_lives_and_enqueued_again_when_it_dies(
+def test_a_claimed_turn_is_in_hand_while_its_worker_lives_and_enqueued_again_when_it_dies(
     service: GameService, queue: Queue, queue_client: fakeredis.FakeRedis
 ) -> None:
     (turn,) = made_due(service, 1)
     queue_client.set(f"{ALIVE_PREFIX}{WORKER}", 1)
-    assert dispatcher_of(service).follow_ups.take_back(turn, WORKER)
     assert queued_ids(queue) == []
     assert reconciler(service).run_once() == [], "in the hands of a live worker"
     queue_client.delete(f"{ALIVE_PREFIX}{WORKER}")  # the worker died before it played the turn
@@ -457,7 +477,7 @@ def test_a_taken_back_turn_is_in_hand_while_its_worker_lives_and_enqueued_again_
     assert queued_ids(queue) == [bot_job_id(turn.game_id, turn.version)]
 
 
-def test_a_taken_back_turn_that_fails_goes_back_on_the_queue_and_ends_the_run(
+def test_a_claimed_turn_that_fails_ends_the_run_and_it_and_the_rest_are_queued(
     service: GameService, queue: Queue, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, second = made_due(service, 2)
@@ -467,9 +487,8 @@ def test_a_taken_back_turn_that_fails_goes_back_on_the_queue_and_ends_the_run(
 
     monkeypatch.setattr(service.repository, "load", failing_load)
     turns = [first, second]
-    assert play_made_due(service, dispatcher_of(service), turns, BOT_QUEUE, WORKER, time.monotonic() + 60) == 0
-    assert turns == [second], "the run ended at the failure"
-    assert queued_ids(queue) == [bot_job_id(second.game_id, second.version), bot_job_id(first.game_id, first.version)]
+    assert play_made_due(service, dispatcher_of(service), turns, time.monotonic() + 60) == 0
+    assert queued_ids(queue) == [bot_job_id(first.game_id, first.version), bot_job_id(second.game_id, second.version)]
 
 
 def test_one_worker_plays_a_match_in_one_job_a_deal(
