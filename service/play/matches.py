@@ -24,8 +24,9 @@ import json
 import logging
 import os
 import secrets
+import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -59,6 +60,7 @@ DEALS_AT_ONCE = 4
 MATCHES_PER_CLIENT = 2
 MATCHES_RUNNING_MAX = 20
 PAGE_MAX = 100
+HEADERS_KEPT = 2 * MATCHES_RUNNING_MAX  # running matches' headers a process keeps (a few hundred bytes each)
 SECONDS_A_GAME = 5  # what a deal's game left is thought to take, for a refusal's Retry-After
 
 
@@ -115,6 +117,8 @@ class Matches:
         self.history = history
         self.settings = settings
         self.clock_ms = clock_ms
+        self._headers: OrderedDict[str, dict[str, str]] = OrderedDict()  # running matches' headers, as read
+        self._headers_lock = threading.Lock()  # the API ends games in several threads
 
     # ------------------------------------------------------------ create
 
@@ -294,12 +298,19 @@ class Matches:
 
     def _finish(self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]]) -> None:
         """Every game has finished: the results and the deal scores (the ladder's input), from the games'
-        records, and the match finished (once: a second finish, in this process or another, keeps the first's)."""
+        records, and the match finished (once: a second finish, in this process or another, keeps the first's). Every
+        deal is done, so every game is opened first: the process that ended another deal's last game may not have
+        opened that deal yet (it is between noting the end and opening it)."""
         game = engine.get_game(meta["game"])
+        ids = [
+            [game_id_of(match_id, deal, rotation) for rotation in range(len(entrants))]
+            for deal in range(int(meta["deals"]))
+        ]
+        self.embargo.update([game_id for deal in ids for game_id in deal], {})
         played = []
-        for deal in range(int(meta["deals"])):
-            for rotation in range(len(entrants)):
-                record = self.history.record(game_id_of(match_id, deal, rotation))
+        for deal, deal_ids in enumerate(ids):
+            for rotation, game_id in enumerate(deal_ids):
+                record = self.history.record(game_id)
                 played.append(deal_game(deal, rotation, record["events"], game.round_scored.__name__))
         finished_at = self.clock_ms()
         labels = [entrant_label(e) for e in entrants]
@@ -324,8 +335,8 @@ class Matches:
         place = loaded.place
         if place is None:
             return
-        meta = self.store.meta(place.match)
-        if meta is None or meta["status"] != "running":
+        meta = self._header(place.match)
+        if meta is None:
             return
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count, last = len(entrants), place.rotation == len(entrants) - 1
@@ -339,6 +350,23 @@ class Matches:
         self._open_and_start(place.match, meta, entrants, opened, [started] if started is not None else [])
         if finished == deals * count:
             self._finish(place.match, meta, entrants)
+
+    def _header(self, match_id: str) -> dict[str, str] | None:
+        """A running match's header as read when this process first needed it (what a game's end reads of it, the
+        game, options, seed, entrants and deals, never changes; its status is checked by the store's `end_game`);
+        None for a match that is gone or not running when first read."""
+        with self._headers_lock:
+            meta = self._headers.get(match_id)
+        if meta is None:
+            meta = self.store.meta(match_id)
+            if meta is None or meta["status"] != "running":
+                return None
+        with self._headers_lock:
+            self._headers[match_id] = meta
+            self._headers.move_to_end(match_id)
+            while len(self._headers) > HEADERS_KEPT:
+                self._headers.popitem(last=False)
+        return meta
 
     # ------------------------------------------------------------ reading
 

@@ -221,7 +221,8 @@ class MatchBook(Protocol):
         self, match_id: str, ended: tuple[int, int], following: tuple[int, int] | None, deals: int
     ) -> tuple[int, tuple[int, int] | None] | None:
         """A game's end noted and what follows it started, reading none of the other games: the count of finished
-        games and the game noted started now (None where the match keeps no counts)."""
+        games and the game noted started now (None where the match keeps no counts; (0, None) where it is not
+        running)."""
 
     def finish(self, match_id: str, results: Any, finished_ms: int, deal_scores: Any = None) -> bool:
         """Mark the match finished with its results (and its deal scores); True if it finished now."""

@@ -60,8 +60,9 @@ return started
 # deal's last), the match's deals. A game's end in a match that keeps its counts: notes it finished and starts what
 # follows it (the deal's next game, else the first deal not begun), unless a pass noted it finished first (and
 # started what follows). Returns {finished_games, the game noted started now or ''}; {-1, ''} where the match keeps
-# no counts (made before they were kept: the caller advances it as a pass does).
+# no counts (made before they were kept: the caller advances it as a pass does); {0, ''} where it is not running.
 _END_GAME = """
+if redis.call('HGET', KEYS[2], 'status') ~= 'running' then return {0, ''} end
 if redis.call('HEXISTS', KEYS[2], 'finished_games') == 0 then return {-1, ''} end
 if redis.call('HGET', KEYS[1], ARGV[1]) == 'finished' then
   return {tonumber(redis.call('HGET', KEYS[2], 'finished_games')), ''}
@@ -130,7 +131,8 @@ class MatchStore:
     ) -> tuple[int, tuple[int, int] | None] | None:
         """A game's end: note it finished and start what follows it (`following`, the deal's next game, else the
         first deal not begun), reading none of the match's other games; the count of finished games and the game
-        noted started now. None where the match keeps no counts; (count, None) where a pass noted the end first."""
+        noted started now. None where the match keeps no counts; (count, None) where a pass noted the end first;
+        (0, None) where the match is not running."""
         args = [_field(ended), _field(following) if following is not None else "", deals]
         count, noted = store_call(self._end_game, keys=self._keys(match_id), args=args)
         if int(count) < 0:

@@ -230,8 +230,8 @@ def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
     counts: bool,
 ) -> None:
     """The last games of two deals end in two processes at once, the second wholly inside the first's step (forced
-    here: after the first has read the match, or, for a match made before the counts were kept, its games): the
-    match finishes with no pass, and each game is counted once."""
+    here: after the first has noted its end, or, for a match made before the counts were kept, read the match's
+    games): the match finishes with no pass, and each game is counted once."""
     matches = matches_of(app)
     two = [{"level": "random"}, {"level": "greedy"}]
     deferred: list[LoadedGame] = []
@@ -248,12 +248,12 @@ def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
     while len(deferred) < 2:
         assert dispatcher.drain(), "the match stalled before its last games ended"
     first, second = deferred
-    read = "meta" if counts else "game_states"
+    read = "end_game" if counts else "game_states"
     real_read = getattr(matches.store, read)
     calls = []
 
-    def read_then_the_other_end(match_id: str) -> Any:
-        found = real_read(match_id)
+    def read_then_the_other_end(match_id: str, *args: Any) -> Any:
+        found = real_read(match_id, *args)
         calls.append(match_id)
         if len(calls) == 1:  # the first end has read: the second ends wholly now
             matches.game_ended(second)
@@ -271,21 +271,43 @@ def test_a_games_end_reads_none_of_the_matchs_other_games(
 ) -> None:
     """A game's end costs the same at any length of match: it notes the game, starts what follows (the deal's next
     game, else the first deal not begun, at most MATCH_DEALS_AT_ONCE deals at once) and finishes the match with
-    its last game, all without reading the match's games."""
+    its last game, all without reading the match's games; the match's header is read once a process (and once
+    when the match finishes, for the time it finished)."""
     matches = matches_of(app)
     matches.settings = MatchSettings(deals_at_once=2)
     created = start(client, entrants=[{"level": "random"}, {"level": "greedy"}], deals=5)
-    reads = []
-    real_states = matches.store.game_states
+    reads, header_reads = [], []
+    real_states, real_meta = matches.store.game_states, matches.store.meta
     monkeypatch.setattr(matches.store, "game_states", lambda match_id: reads.append(match_id) or real_states(match_id))
     most_at_once = 0
     while (view := matches.view(created["id"]))["status"] != "finished":
         reads.clear()
         most_at_once = max(most_at_once, len({g["deal"] for g in view["games"] if g["status"] == "active"}))
+        monkeypatch.setattr(
+            matches.store, "meta", lambda match_id: header_reads.append(match_id) or real_meta(match_id)
+        )
         assert dispatcher.drain(limit=1), "the match stalled"
+        monkeypatch.setattr(matches.store, "meta", real_meta)
         assert reads == [], "a game's end read the match's games"
     assert view["progress"] == {"games_finished": 10, "games_total": 10} and most_at_once == 2
+    assert header_reads == [created["id"]] * 2, "the header is read by the first game's end, and by the finish"
     assert [(g["deal"], g["rotation"]) for g in view["games"]] == [(d, r) for d in range(5) for r in range(2)]
+
+
+def test_a_games_end_in_a_match_that_is_no_longer_running_notes_and_starts_nothing(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, fake_redis: fakeredis.FakeRedis
+) -> None:
+    """The header a process keeps says the match runs; the store's own look at its status decides."""
+    matches = matches_of(app)
+    matches.settings = MatchSettings(deals_at_once=1)
+    created = start(client, entrants=[{"level": "random"}, {"level": "greedy"}], deals=3)
+    assert dispatcher.drain(limit=1)  # the first game's end: the header is kept
+    meta_key = f"match:{{{created['id']}}}:meta"
+    fake_redis.hset(meta_key, "status", "finished")  # as if finished by another process meanwhile
+    games_before = fake_redis.hgetall(f"match:{{{created['id']}}}:games")
+    dispatcher.drain()
+    assert fake_redis.hgetall(f"match:{{{created['id']}}}:games") == games_before, "nothing noted, nothing started"
+    assert fake_redis.hget(meta_key, "finished_games") == "1"
 
 
 def test_a_games_end_that_a_pass_noted_first_is_counted_once_and_starts_nothing_more(
