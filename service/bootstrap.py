@@ -11,6 +11,7 @@ import redis
 
 from domain.options import EventLimits
 from service.play import plugin_levels
+from service.play.best_effort import BestEffort
 from service.play.bot_turns import BotTurns, lease_seconds_from_env
 from service.play.bots import Bots, bots_max_from_env
 from service.play.event_limits import event_limits_from_env
@@ -80,6 +81,7 @@ def build_services(
     *,
     redis_client: StoreClient | None = None,
     dispatcher: TurnDispatcher | None = None,
+    writes_behind: bool = False,
 ) -> Services:
     """The object graph, wired once for the API, the workers and the CLIs.
 
@@ -89,7 +91,9 @@ def build_services(
     plain Redis. DISPUTES_PER_SEAT (default 20) caps each seat's disputes; PACKED_CACHE_BYTES (setting or
     environment, default 32 MiB) bounds the packed games each process keeps unpacked; FOLLOWED_GAMES_MAX
     (default 1,000) the blocking client's connections (service/api/followers.py). The house levels of the
-    installed plug-ins are found here, as the process starts (service/play/plugin_levels.py)."""
+    installed plug-ins are found here, as the process starts (service/play/plugin_levels.py). `writes_behind`
+    (the workers): the command path's best-effort notes are written by a thread of their own, so that a bot job
+    does not wait for them (service/play/best_effort.py)."""
     plugin_levels.install()
     queue_client: StoreClient
     if redis_client is None:
@@ -105,7 +109,7 @@ def build_services(
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
         dispatcher = RQDispatcher(queue_client, store_client)
-    games = game_service(storage, dispatcher)
+    games = game_service(storage, dispatcher, best_effort=BestEffort(behind=writes_behind))
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots
@@ -138,24 +142,28 @@ def game_service(
     think_ms_max: int | None = None,
     event_limits: EventLimits | None = None,
     bots_max: int | None = None,
+    best_effort: BestEffort | None = None,
 ) -> GameService:
     """The command use cases on the store's adapters (its events, index and counts), asking `dispatcher` for
     due turns, with their collaborators: the repository (`snapshots`: its snapshot cache, default one on the
     store's snapshots) and the turn scheduler. `think_ms_max` (default: EXPERT_THINK_MS_MAX, else 2000) caps an
     expert's think time a move; `event_limits` (default: MAX_EVENTS_DEFAULT and MAX_EVENTS_LIMIT) a new game's
     `max_events` (C-9); `bots_max` (default: BOTS_MAX, else 10,000) caps the registered bots, and
-    BOT_MOVE_SECONDS is checked here, at start."""
+    BOT_MOVE_SECONDS is checked here, at start; `best_effort`: how the notes no move waits for are written
+    (service/play/best_effort.py; default: at once)."""
     bot_move_seconds()
+    best_effort = best_effort or BestEffort()
     return GameService(
         store.events,
         GameRepository(store.events, snapshots if snapshots is not None else SnapshotCache(store=store.snapshots)),
         store.index,
         store.counts,
-        TurnScheduler(dispatcher, store.bot_turns),
+        TurnScheduler(dispatcher, store.bot_turns, best_effort),
         think_ms_max if think_ms_max is not None else think_ms_max_from_env(),
         event_limits if event_limits is not None else event_limits_from_env(),
         clock,
         Bots(store.bots, clock, bots_max if bots_max is not None else bots_max_from_env()),
+        best_effort,
     )
 
 

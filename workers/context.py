@@ -18,8 +18,9 @@ def queue_url() -> str:
 
 @functools.cache
 def services() -> Services:
-    """The process's services, on REDIS_URL and QUEUE_REDIS_URL; bot turns go to the RQ queue."""
-    return build_services(connection_settings())
+    """The process's services, on REDIS_URL and QUEUE_REDIS_URL; bot turns go to the RQ queue; the command
+    path's best-effort notes are written behind the bot jobs."""
+    return build_services(connection_settings(), writes_behind=True)
 
 
 def dispatcher() -> RQDispatcher:

@@ -20,6 +20,7 @@ from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play import game_header
+from service.play.best_effort import BestEffort, write_now
 from service.play.bots import Bots
 from service.play.errors import (
     BadBotSeat,
@@ -39,12 +40,12 @@ from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, MatchPlace,
 from service.play.ports import Clock, EventLog, GameCounter, GameNotes, epoch_of
 from service.play.seats import Seat, controller_of, new_seat
 from service.play.turn_scheduler import TurnScheduler
-from service.storage.outcomes import AppendResult, GameExists, StoreUnavailable
+from service.storage.outcomes import AppendResult, GameExists
 
 __all__ = ["CALL_GRACE_SECONDS", "GameService", "LoadedGame", "Seat", "utc_now"]
 log = logging.getLogger(__name__)
 RETRIES_WITHOUT_VERSION = 5
-DUE_BATCH_TURNS = 16  # due turns stored in one append at most ...
+DUE_BATCH_TURNS = 32  # due turns stored in one append at most (a game of one round of Golf: one append) ...
 DUE_BATCH_SECONDS = 0.02  # ... decided within this long of the first one's start
 TURN_SECONDS_RANGE = (1, 86400)  # a game's optional turn timeout (`turn_seconds`)
 NO_TOKEN = token_needed("an action")
@@ -71,11 +72,13 @@ class GameService:
         event_limits: EventLimits,
         clock: Clock = utc_now,
         bots: Bots | None = None,
+        best_effort: BestEffort | None = None,
     ) -> None:
         """`store`: the games' events and headers; `index`: where games are noted by their stage of life;
         `counts`: games counted as they start and finish; `think_ms_max`: the cap on an expert's think time a
         move; `event_limits`: a new game's default and largest `max_events` (C-9); `bots`: the registered bots
-        (None: no seat may name one)."""
+        (None: no seat may name one); `best_effort`: how the notes no move waits for are written (the game's
+        start and end in the index, the counts; default: at once)."""
         self.store = store
         self.repository = repository
         self.index = index
@@ -85,6 +88,7 @@ class GameService:
         self.clock = clock
         self.counts = counts
         self.bots = bots
+        self.best_effort = best_effort or BestEffort()
         self.when_ended: list[Callable[[LoadedGame], None]] = []  # told of each game this process ends
 
     # ------------------------------------------------------------ create
@@ -144,7 +148,9 @@ class GameService:
                 game_id, seats, tuple(digests), config, seed_source, snap, records[-1]["hash"], turn_seconds, place
             )
             self.turns.note_waiting(loaded)
-            self._index_write("note as started", game_id, self.index.started, epoch_of(records[0]["at"]))
+            self.best_effort.write(
+                f"note {game_id} as started", self.index.started, game_id, epoch_of(records[0]["at"])
+            )
             try:
                 self.store.create(game_id, meta, records)
                 break
@@ -408,14 +414,13 @@ class GameService:
         return result
 
     def _count(self, game: str, seats: Sequence[Seat], moment: str) -> None:
-        """Count a game that started or finished, for the metrics and its registered bots' profiles; a
-        failure loses only the count."""
-        try:
-            self.counts.count_game(game, moment)
-        except StoreUnavailable:
-            log.warning("could not count a %s game as %s", game, moment)
-        if self.bots is not None:
-            self.bots.count_games(seats, moment)
+        """Count a game that started or finished, for the metrics and its registered bots' profiles (a best-effort
+        write: a failure loses only the count)."""
+        self.best_effort.write(f"count a {game} game as {moment}", self.counts.count_game, game, moment)
+        if self.bots is not None and any(controller_of(seat).bot_name for seat in seats):
+            self.best_effort.write(
+                f"count a {game} game as {moment} for its bots", self.bots.count_games, seats, moment
+            )
 
     # ------------------------------------------------------------ the end of a game
 
@@ -424,30 +429,21 @@ class GameService:
         game escapes compaction if this process stops right after the append). Best effort: an index
         that cannot be reached never fails the action (_ended notes it again, the sweep's walk after)."""
         if new.snap.finished:
-            self._index_write("note as finishing", new.id, self.index.finishing, epoch_of(records[-1]["at"]))
+            write_now(f"note {new.id} as finishing", self.index.finishing, new.id, epoch_of(records[-1]["at"]))
 
     def _ended(self, new: LoadedGame) -> None:
         """After an append that ended the game: note it as finished again (a sweep may have taken the
-        intent out while the append was on its way) and no longer active, in one round trip. Best effort:
-        the lifecycle sweep's index walk puts back a finished game that an index misses."""
+        intent out while the append was on its way) and no longer active, in one round trip. A best-effort
+        write: the lifecycle sweep's index walk puts back a finished game that an index misses."""
         if not new.snap.finished:
             return
         at = epoch_of(self.clock())  # the intent's time stays when it is still there
-        self._index_write("note as finished", new.id, self.index.ended, at, True)
+        self.best_effort.write(f"note {new.id} as finished", self.index.ended, new.id, at, True)
         for listener in self.when_ended:  # best effort: what a listener does is repaired by its own pass
             try:
                 listener(new)
             except Exception:
                 log.exception("a listener failed on the end of the game %s", new.id)
-
-    def _index_write(self, what: str, game_id: str, write: Callable[..., None], *args: Any) -> bool:
-        """One write to the game indexes; a failure is logged, never raised (True if it was written)."""
-        try:
-            write(game_id, *args)
-        except Exception:
-            log.exception("could not %s the game %s in the game index", what, game_id)
-            return False
-        return True
 
 
 def internal_idempotency_field() -> str:

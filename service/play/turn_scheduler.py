@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import time
 
+from service.play.best_effort import BestEffort
 from service.play.loaded_game import LoadedGame
 from service.play.ports import BotTurnBook, TurnDispatcher
 from service.play.seats import controller_of
@@ -31,10 +32,15 @@ def turn_id(game_id: str, version: int) -> str:
 class TurnScheduler:
     """Asks the turn dispatcher for bot turns and turn timeouts, and keeps the waiting index of what is due."""
 
-    def __init__(self, dispatcher: TurnDispatcher, bot_turns: BotTurnBook | None = None) -> None:
-        """`bot_turns`: the registered bots' turn queues (None: no game seats a registered bot)."""
+    def __init__(
+        self, dispatcher: TurnDispatcher, bot_turns: BotTurnBook | None = None, best_effort: BestEffort | None = None
+    ) -> None:
+        """`bot_turns`: the registered bots' turn queues (None: no game seats a registered bot); `best_effort`: how
+        a game leaves the waiting index once nothing is due in it (default: at once; the reconciler takes out
+        what a lost write left)."""
         self.dispatcher = dispatcher
         self.bot_turns = bot_turns
+        self.best_effort = best_effort or BestEffort()
 
     def note_waiting(self, loaded: LoadedGame) -> bool:
         """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
@@ -67,7 +73,7 @@ class TurnScheduler:
             elif loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
             elif loaded.workers_may_wait():
-                self.dispatcher.settle(loaded.id, loaded.version)
+                self.best_effort.write(f"settle {loaded.id}", self.dispatcher.settle, loaded.id, loaded.version)
         except Exception:
             log.exception("could not schedule the bot turn of %s at version %s", loaded.id, loaded.version)
         self.offer_turns(loaded, wake=True)

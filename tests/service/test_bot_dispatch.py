@@ -33,6 +33,7 @@ from service.play.game_service import (
     GameService,
     LoadedGame,
 )
+from service.storage.keys import ACTIVE_KEY, FINISHED_KEY, GAME_COUNTS_KEY
 from service.storage.outcomes import StoreUnavailable
 from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import (
@@ -324,7 +325,7 @@ def stored_batches(service: GameService, monkeypatch: pytest.MonkeyPatch, clock_
 
 @pytest.mark.parametrize(
     ("clock_step", "max_turns", "sizes"),
-    [(0.0, 5, [5]), (0.0, 40, [DUE_BATCH_TURNS, DUE_BATCH_TURNS, 40 - 2 * DUE_BATCH_TURNS]), (1.0, 3, [1, 1, 1])],
+    [(0.0, 5, [5]), (0.0, 2 * DUE_BATCH_TURNS + 8, [DUE_BATCH_TURNS, DUE_BATCH_TURNS, 8]), (1.0, 3, [1, 1, 1])],
     ids=["quick-turns-together", "at-most-a-batch", "slow-turns-alone"],
 )
 def test_a_chains_quick_turns_are_stored_together_and_a_slow_one_at_once(
@@ -491,11 +492,20 @@ def test_a_claimed_turn_that_fails_ends_the_run_and_it_and_the_rest_are_queued(
     assert queued_ids(queue) == [bot_job_id(first.game_id, first.version), bot_job_id(second.game_id, second.version)]
 
 
+@pytest.mark.parametrize("behind", [False, True], ids=["notes-at-once", "notes-written-behind"])
 def test_one_worker_plays_a_match_in_one_job_a_deal(
-    server: fakeredis.FakeServer, queue: Queue, queue_client: fakeredis.FakeRedis, monkeypatch: pytest.MonkeyPatch
+    server: fakeredis.FakeServer,
+    queue: Queue,
+    queue_client: fakeredis.FakeRedis,
+    monkeypatch: pytest.MonkeyPatch,
+    behind: bool,
 ) -> None:
+    """As the workers play it (their best-effort notes written behind the jobs) or with every note written at once:
+    the same games, indexes, counts and waiting index in the end."""
     store_client = fakeredis.FakeRedis(server=server, decode_responses=True)
-    services = build_services({}, redis_client=store_client, dispatcher=RQDispatcher(queue_client))
+    services = build_services(
+        {}, redis_client=store_client, dispatcher=RQDispatcher(queue_client), writes_behind=behind
+    )
     match = services.matches.create("golf", [{"level": "greedy"}, {"level": "random"}], 3, {"rounds": 1})
     assert len(queued_ids(queue)) == 3, "each deal's first game queued"
     monkeypatch.setattr("workers.bot_turns.game_service", lambda: services.games)
@@ -505,7 +515,11 @@ def test_one_worker_plays_a_match_in_one_job_a_deal(
     view = services.matches.view(match["id"])
     assert view["status"] == "finished" and view["progress"]["games_finished"] == 6
     assert FinishedJobRegistry(queue=queue).count == 3, "each deal's second game played by its first game's job"
+    assert services.games.best_effort.flush()
     assert queued_ids(queue) == [] and waiting(queue_client) == {}
+    games = {game["game_id"] for game in view["games"]}
+    assert set(store_client.zrange(FINISHED_KEY, 0, -1)) == games and store_client.zcard(ACTIVE_KEY) == 0
+    assert store_client.hgetall(GAME_COUNTS_KEY) == {"started:golf": "6", "finished:golf": "6"}
 
 
 # ---------------------------------------------------------------- retries with backoff

@@ -22,6 +22,13 @@ from tests.unit.test_verify import bot_level, small_options
 EVERY = 16
 
 
+@pytest.fixture(autouse=True)
+def appends_of_at_most_every_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot is kept where an append crosses a multiple of EVERY: bot chains here append at most EVERY turns
+    at a time, so that the games below keep one every EVERY events or so."""
+    monkeypatch.setattr("service.play.game_service.DUE_BATCH_TURNS", EVERY)
+
+
 def service_on(redis: fakeredis.FakeRedis) -> GameService:
     """One API process: its own caches, snapshots every EVERY events kept in the store too."""
     store = RedisStore.connect(redis)
@@ -105,7 +112,7 @@ def test_a_changed_stream_drops_the_stored_snapshots() -> None:
         text = fields["e"].replace('"hash":"', '"hash":"0', 1) if entry_id == f"{first}-0" else fields["e"]
         redis.xadd(events, {"e": text}, id=entry_id)
     service = service_on(redis)
-    service.repository.state_at(service.repository.load_header(game), first + 1)
+    service.repository.state_at(service.repository.load_header(game), first)
     assert not redis.exists(key), "snapshots of a stream that changed are gone"
 
 

@@ -1,0 +1,72 @@
+"""The command path's best-effort notes (service/play/best_effort.py): at once, or behind the caller in order."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from service.play.best_effort import BestEffort
+
+
+def test_at_once_each_write_runs_in_the_callers_thread_before_write_returns() -> None:
+    done: list[tuple[str, int]] = []
+    BestEffort().write("note", lambda n: done.append((threading.current_thread().name, n)), 1)
+    assert done == [(threading.current_thread().name, 1)]
+
+
+def test_behind_the_writes_run_in_order_in_a_thread_of_their_own_and_flush_waits_for_them() -> None:
+    release = threading.Event()
+    done: list[tuple[str, int]] = []
+    writes = BestEffort(behind=True)
+    writes.write("hold", release.wait, 5)
+    for n in range(50):
+        writes.write("note", lambda n: done.append((threading.current_thread().name, n)), n)
+    assert done == [], "the caller did not wait for them"
+    release.set()
+    assert writes.flush()
+    assert [n for _, n in done] == list(range(50))
+    assert {name for name, _ in done} == {"best-effort-writes"}
+
+
+def test_a_write_that_fails_is_logged_and_the_next_ones_run(caplog: pytest.LogCaptureFixture) -> None:
+    done: list[int] = []
+
+    def failing() -> None:
+        raise ConnectionError("Redis went away")
+
+    for writes in (BestEffort(), BestEffort(behind=True)):
+        with caplog.at_level(logging.ERROR, logger="service.play.best_effort"):
+            writes.write("count a game", failing)
+            writes.write("note", done.append, 1)
+            assert writes.flush()
+    assert done == [1, 1]
+    assert [r.getMessage() for r in caplog.records].count(
+        "could not count a game (a best-effort write: the upkeep repairs it)"
+    ) == 2
+
+
+def test_when_the_queue_is_full_the_caller_writes_itself() -> None:
+    release = threading.Event()
+    done: list[str] = []
+    writes = BestEffort(behind=True, queued_max=1)
+    writes.write("hold", release.wait, 5)  # taken by the thread, which now waits
+    assert _until(lambda: writes._queue is not None and writes._queue.empty())
+    writes.write("queued", done.append, "queued")
+    writes.write("written by the caller", lambda: done.append(threading.current_thread().name))
+    assert done == [threading.current_thread().name]
+    release.set()
+    assert writes.flush()
+    assert done == [threading.current_thread().name, "queued"]
+
+
+def _until(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
