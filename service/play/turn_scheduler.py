@@ -69,7 +69,9 @@ class TurnScheduler:
             bot = loaded.bot_to_act()
             queue = controller_of(bot).turn_queue if bot is not None else None
             if queue is not None:
-                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue)
+                # the waiting index first (at once), or behind the job (workers): a lost write is the reconciler's
+                self.best_effort.write(f"note {loaded.id} waiting", self.dispatcher.expect, loaded.id, loaded.version)
+                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds(), queue, noted=True)
             elif loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
             elif loaded.workers_may_wait():

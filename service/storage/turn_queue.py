@@ -203,13 +203,17 @@ class RQDispatcher:
         """Those of `game_ids` that the waiting index does not hold."""
         return self.index.missing(game_ids)
 
-    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
+    def schedule(
+        self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE, noted: bool = False
+    ) -> None:
         """Index first, then the job (put on RQ's schedule when it is to wait): a crash in between
         leaves a waiting game without a job, which the reconciler repairs; a job that exists
         already (any state) is left alone. The job is put whatever became of the index write (its
-        failure is raised after): the index is the net under the job, never a reason to drop it."""
+        failure is raised after): the index is the net under the job, never a reason to drop it.
+        `noted`: the caller writes the index itself (the command path, as a best-effort write)."""
         try:
-            self.index.raise_to(game_id, version)
+            if not noted:
+                self.index.raise_to(game_id, version)
         finally:
             job = self._bot_job(game_id, version, queue=queue)
             if delay_seconds > 0 or not self.follow_ups.claim(job, game_id, version):
