@@ -217,17 +217,31 @@ class Matches:
             return 0
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
         count = len(entrants)
-        states = self.store.game_states(match_id)
+        first, window = self._window(meta)
+        states = self.store.game_states(match_id, window, count)
         ends = self._refresh(match_id, states)
         finished = {key for key, state in states.items() if state == "finished"}
         done = {deal for deal, _ in finished if all((deal, r) in finished for r in range(count))}
         opened = [game_id_of(match_id, deal, rotation) for deal in done for rotation in range(count)]
-        due = [] if len(finished) == deals * count else self._due(count, deals, states)
+        all_finished = first * count + len(finished) == deals * count
+        due = [] if all_finished else self._due(count, deals, states, first)
         due = self.store.note_games(match_id, ends, due)  # each game to start is noted, then closed, then stored
         self._open_and_start(match_id, meta, entrants, opened, due)
-        if len(finished) == deals * count:
+        if window is not None and (below := next((d for d in window if d not in done), window.stop)) > first:
+            self.store.opened_below(match_id, below)
+        if all_finished:
             self._finish(match_id, meta, entrants)
         return len(due)
+
+    @staticmethod
+    def _window(meta: Mapping[str, str]) -> tuple[int, range | None]:
+        """The deals a pass looks at: from the first not known to be done and opened (`deals_opened`) to the last
+        begun, in a match that keeps its counts, so that a pass costs the same however long the match is; every
+        deal (None) in a match made before they were kept. And the first of them."""
+        if "finished_games" not in meta:
+            return 0, None
+        first = int(meta.get("deals_opened", "0"))
+        return first, range(first, max(first, int(meta.get("deals_begun", "0"))))
 
     def _open_and_start(
         self,
@@ -262,14 +276,16 @@ class Matches:
                 ended.append((deal, rotation))
         return ended
 
-    def _due(self, count: int, deals: int, states: Mapping[tuple[int, int], str]) -> list[tuple[int, int]]:
+    def _due(
+        self, count: int, deals: int, states: Mapping[tuple[int, int], str], first: int = 0
+    ) -> list[tuple[int, int]]:
         """The games to start, as (deal, rotation): each deal's next game once the one before it has finished, at
-        most `deals_at_once` deals at once."""
+        most `deals_at_once` deals at once; the deals before `first` are done."""
         playing = {deal for (deal, _), state in states.items() if state == "started"}
         begun = {deal for deal, _ in states}
         finished = Counter(deal for (deal, _), state in states.items() if state == "finished")
         due = []
-        for deal in range(deals):
+        for deal in range(first, deals):
             rotation = finished[deal]
             if rotation == count or deal in playing:
                 continue
@@ -376,10 +392,10 @@ class Matches:
         if closed is None:
             return
         match_id, deal = closed
-        states = self.store.game_states(match_id)
-        left = sum(1 for (d, _), state in states.items() if d == deal and state != "finished")
         meta = self.store.meta(match_id) or {}
-        left += len(json.loads(meta.get("entrants", "[]"))) - sum(1 for d, _ in states if d == deal)
+        count = len(json.loads(meta.get("entrants", "[]")))
+        states = self.store.game_states(match_id, range(deal, deal + 1), count)
+        left = count - sum(state == "finished" for state in states.values())
         raise DealInPlay(deal, max(1, left) * SECONDS_A_GAME)
 
     def check_place(self, place: MatchPlace | None) -> None:

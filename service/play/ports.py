@@ -213,8 +213,11 @@ class MatchBook(Protocol):
     def meta(self, match_id: str) -> dict[str, str] | None:
         """The match's header as stored, None when there is none."""
 
-    def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
-        """Each started game's state by (deal, rotation)."""
+    def game_states(self, match_id: str, deals: range | None = None, count: int = 0) -> dict[tuple[int, int], str]:
+        """Each started game's state by (deal, rotation): of every deal, or of `deals`' games (`count` a deal)."""
+
+    def opened_below(self, match_id: str, deal: int) -> None:
+        """Every deal below `deal` is done and opened (never lowered)."""
 
     def note_games(
         self, match_id: str, finished: Sequence[tuple[int, int]], started: Sequence[tuple[int, int]]

@@ -81,6 +81,14 @@ if next ~= '' and redis.call('HSETNX', KEYS[1], next, 'started') == 0 then next 
 return {finished, next}
 """
 
+# KEYS: meta. ARGV: a deal. Raises `deals_opened` to the deal (every deal below it done and opened), never lowers it.
+_OPEN_BELOW = """
+if tonumber(redis.call('HGET', KEYS[1], 'deals_opened') or '0') < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'deals_opened', ARGV[1])
+end
+return 0
+"""
+
 
 class MatchStore:
     """Matches in Redis: create, read, note their games and finished deals, finish, list."""
@@ -91,6 +99,7 @@ class MatchStore:
         self._finish = client.register_script(_FINISH)
         self._note = client.register_script(_NOTE)
         self._end_game = client.register_script(_END_GAME)
+        self._open_below = client.register_script(_OPEN_BELOW)
 
     def create(self, match_id: str, fields: Mapping[str, Any], created_ms: int) -> bool:
         """Store a new match (its header `fields`, JSON for what is not text) as running; False if the id is taken."""
@@ -112,10 +121,21 @@ class MatchStore:
         stored = store_call(self._redis.hgetall, keys.match_key(match_id, "meta"))
         return {text(k): text(v) for k, v in stored.items()} if stored else None
 
-    def game_states(self, match_id: str) -> dict[tuple[int, int], str]:
-        """Each started game's state (`started`, `finished`) by (deal, rotation)."""
-        stored = store_call(self._redis.hgetall, keys.match_key(match_id, "games"))
+    def game_states(self, match_id: str, deals: range | None = None, count: int = 0) -> dict[tuple[int, int], str]:
+        """Each started game's state (`started`, `finished`) by (deal, rotation): of every deal, or only of the
+        games of `deals` (`count` a deal), read by name."""
+        key = keys.match_key(match_id, "games")
+        if deals is None:
+            stored = store_call(self._redis.hgetall, key)
+        else:
+            fields = [_field((deal, rotation)) for deal in deals for rotation in range(count)]
+            found = store_call(self._redis.hmget, key, fields) if fields else []
+            stored = {field: state for field, state in zip(fields, found, strict=True) if state is not None}
         return {_key(text(field)): text(state) for field, state in stored.items()}
+
+    def opened_below(self, match_id: str, deal: int) -> None:
+        """Every deal below `deal` is done and opened: a pass need not look at them again (never lowered)."""
+        store_call(self._open_below, keys=[keys.match_key(match_id, "meta")], args=[deal])
 
     def note_games(
         self, match_id: str, finished: Sequence[tuple[int, int]], started: Sequence[tuple[int, int]]

@@ -220,6 +220,44 @@ def test_a_start_lost_between_its_note_and_its_game_is_started_by_the_next_pass(
     assert client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "finished"
 
 
+def test_a_pass_looks_only_at_the_deals_in_play_however_long_the_match(
+    client: FlaskClient, app: flask.Flask, fake_redis: fakeredis.FakeRedis, dispatcher: RecordingDispatcher
+) -> None:
+    """With every game's end-of-game step lost, the passes alone play the match: each reads the games of the deals
+    from the first not yet done and opened to the last begun, never the whole match, and raises that first deal
+    as the deals are done and opened."""
+    matches = matches_of(app)
+    matches.settings = MatchSettings(deals_at_once=2)
+    matches.games.when_ended.clear()
+    created = start(client, entrants=[{"level": "random"}, {"level": "greedy"}], deals=8)
+    meta_key = keys.match_key(created["id"], "meta")
+    windows: list[range | None] = []
+    real_states = matches.store.game_states
+
+    def recorded(match_id: str, deals: range | None = None, count: int = 0) -> dict[tuple[int, int], str]:
+        windows.append(deals)
+        return real_states(match_id, deals, count)
+
+    matches.store.game_states = recorded  # type: ignore[method-assign]
+    opened_before = 0
+    for _ in range(200):
+        dispatcher.drain()
+        matches.advance_running()
+        opened = int(fake_redis.hget(meta_key, "deals_opened") or 0)
+        assert opened >= opened_before, "never lowered"
+        opened_before = opened
+        if fake_redis.hget(meta_key, "status") == "finished":
+            break
+    assert fake_redis.hget(meta_key, "status") == "finished" and opened_before == 8
+    assert None not in windows, "no pass read every game of the match"
+    assert max(len(window) for window in windows if window is not None) <= 4, windows
+    assert not any(
+        fake_redis.hexists(keys.MATCHES_EMBARGO_KEY, game_id_of(created["id"], d, r))
+        for d in range(8)
+        for r in range(2)
+    )
+
+
 @pytest.mark.parametrize("counts", [True, False], ids=["counts-kept", "made-before-counts"])
 def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
     client: FlaskClient,
