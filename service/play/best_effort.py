@@ -50,7 +50,10 @@ class BestEffort:
         if self._queue is None or self._thread is None:
             return True
         done = threading.Event()
-        self._queue.put((f"flush {id(done)}", done.set, ()))
+        try:
+            self._queue.put((f"flush {id(done)}", done.set, ()), timeout=timeout)
+        except queue.Full:
+            return False
         return done.wait(timeout)
 
     def _start(self) -> None:

@@ -36,8 +36,8 @@ class TurnScheduler:
         self, dispatcher: TurnDispatcher, bot_turns: BotTurnBook | None = None, best_effort: BestEffort | None = None
     ) -> None:
         """`bot_turns`: the registered bots' turn queues (None: no game seats a registered bot); `best_effort`: how
-        a game leaves the waiting index once nothing is due in it (default: at once; the reconciler takes out
-        what a lost write left)."""
+        the waiting index is written when a bot job is put and when nothing is due any more (default: at once;
+        the reconciler repairs what a lost write left)."""
         self.dispatcher = dispatcher
         self.bot_turns = bot_turns
         self.best_effort = best_effort or BestEffort()

@@ -127,7 +127,8 @@ def bot_deadlines(name: str) -> str:
 #          client, finished_at, results (JSON, once finished), deal_scores (JSON, once finished: per deal, each
 #          entrant's score, null for a deal with no hand scored; the ladder's input, service/play/ladder.py),
 #          finished_games and deals_begun (the games noted finished, the deals begun: kept by the scripts that note
-#          games, so that a game's end reads none of the others; a match made before they were has neither)
+#          games, so that a game's end reads none of the others; a match made before they were has neither),
+#          deals_opened (every deal below it is done and opened: a reconciler's pass reads the games from there on)
 #   games  hash: `<deal>:<rotation>` -> `started` or `finished` (the game's id is `<match id>-<deal>-<rotation>`)
 # Global: `matches:all` (every match by creation, ms), `matches:running` (the same, while running),
 # `matches:finished:<game>` (a game's finished matches by when they finished, ms: the ladder's order) and
