@@ -221,7 +221,11 @@ def test_a_start_lost_between_its_note_and_its_game_is_started_by_the_next_pass(
 
 
 def test_a_pass_looks_only_at_the_deals_in_play_however_long_the_match(
-    client: FlaskClient, app: flask.Flask, fake_redis: fakeredis.FakeRedis, dispatcher: RecordingDispatcher
+    client: FlaskClient,
+    app: flask.Flask,
+    fake_redis: fakeredis.FakeRedis,
+    dispatcher: RecordingDispatcher,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With every game's end-of-game step lost, the passes alone play the match: each reads the games of the deals
     from the first not yet done and opened to the last begun, never the whole match, and raises that first deal
@@ -238,7 +242,7 @@ def test_a_pass_looks_only_at_the_deals_in_play_however_long_the_match(
         windows.append(deals)
         return real_states(match_id, deals, count)
 
-    matches.store.game_states = recorded  # type: ignore[method-assign]
+    monkeypatch.setattr(matches.store, "game_states", recorded)
     opened_before = 0
     for _ in range(200):
         dispatcher.drain()
