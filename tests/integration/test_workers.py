@@ -134,10 +134,12 @@ def make_service(redis_url: str, held: bool = False) -> GameService:
     return game_service(RedisStore.connect(store, blocking), dispatcher)
 
 
-def bot_games(service: GameService, count: int, seats: list[dict[str, Any]] = FOUR_BOTS) -> dict[str, dict[str, Any]]:
+def bot_games(
+    service: GameService, count: int, seats: list[dict[str, Any]] = FOUR_BOTS, rounds: int = 1
+) -> dict[str, dict[str, Any]]:
     games = {}
     for number in range(count):
-        created = service.create_game("golf", seats, {"rounds": 1}, seed=f"workers-{number}")
+        created = service.create_game("golf", seats, {"rounds": rounds}, seed=f"workers-{number}")
         games[created["id"]] = created
     return games
 
@@ -164,7 +166,9 @@ def started_jobs(queue: Queue) -> list[Job]:
 def test_a_worker_killed_in_the_middle_of_a_chain_loses_no_turn(own_redis: str, workers: Workers) -> None:
     service = make_service(own_redis)
     queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(own_redis), serializer=JSONSerializer)
-    games = bot_games(service, 32)  # a job plays a chain in batches, so each game is in play only briefly
+    # a job stores a chain's quick turns 32 at a time, so a game of one round is over in two appends: games of
+    # nine rounds (about 300 turns, several jobs each) are in the middle of a chain most of the time
+    games = bot_games(service, 8, rounds=9)
     start_versions = {game_id: created["version"] for game_id, created in games.items()}
 
     def chain_under_way() -> bool:
