@@ -31,9 +31,7 @@ class RecordingDispatcher(NoDispatcher):
         self.queues: dict[tuple[str, int], str] = {}  # (game, version) -> the queue the bot turn was asked on
         self.service: GameService | None = None
 
-    def schedule(
-        self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE, noted: bool = False
-    ) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         self.jobs.append((game_id, version))
         self.delays[(game_id, version)] = delay_seconds
         self.queues[(game_id, version)] = queue

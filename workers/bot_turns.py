@@ -69,7 +69,7 @@ def _release(queue: RQDispatcher, turns: list[QueuedTurn]) -> None:
     """Queue claimed turns for any worker (a failure leaves one to the reconciler once its claim expires)."""
     for turn in turns:
         try:
-            queue.release(turn)
+            queue.requeue(turn.game_id, turn.version, {}, queue=turn.queue)
         except Exception:
             log.exception("could not queue the claimed bot turn %s@%s again", turn.game_id, turn.version)
 

@@ -238,7 +238,7 @@ class Matches:
         """The deals a pass looks at: from the first not known to be done and opened (`deals_opened`) to the last
         begun, in a match that keeps its counts, so that a pass costs the same however long the match is; every
         deal (None) in a match made before they were kept. And the first of them."""
-        if "finished_games" not in meta:
+        if not _keeps_counts(meta):
             return 0, None
         first = int(meta.get("deals_opened", "0"))
         return first, range(first, max(first, int(meta.get("deals_begun", "0"))))
@@ -368,9 +368,9 @@ class Matches:
             self._finish(place.match, meta, entrants)
 
     def _header(self, match_id: str) -> dict[str, str] | None:
-        """A running match's header as read when this process first needed it (what a game's end reads of it, the
-        game, options, seed, entrants and deals, never changes; its status is checked by the store's `end_game`);
-        None for a match that is gone or not running when first read."""
+        """A running match's header as read when this process first needed it (what a game's end or a closed game's
+        refusal reads of it, the game, options, seed, entrants and deals, never changes; its status is checked by
+        the store's `end_game`); None for a match that is gone or not running when first read."""
         with self._headers_lock:
             meta = self._headers.get(match_id)
         if meta is None:
@@ -392,7 +392,7 @@ class Matches:
         if closed is None:
             return
         match_id, deal = closed
-        meta = self.store.meta(match_id) or {}
+        meta = self._header(match_id) or {}
         count = len(json.loads(meta.get("entrants", "[]")))
         states = self.store.game_states(match_id, range(deal, deal + 1), count)
         left = count - sum(state == "finished" for state in states.values())
@@ -410,7 +410,7 @@ class Matches:
         if meta is None:
             raise MatchNotFound(match_id)
         entrants, deals = json.loads(meta["entrants"]), int(meta["deals"])
-        counted = not with_games and "finished_games" in meta  # a page's match: its count, not its games read
+        counted = not with_games and _keeps_counts(meta)  # a page's match: its count, not its games read
         states = {} if counted else self.store.game_states(match_id)
         games_finished = (
             int(meta["finished_games"]) if counted else sum(state == "finished" for state in states.values())
@@ -464,3 +464,8 @@ class Matches:
             raise DealInPlay(None, SECONDS_A_GAME)
         records = [self.history.record(game["game_id"]) for game in view["games"]]
         return {"format": MATCH_FORMAT, **view, "records": records}
+
+
+def _keeps_counts(meta: Mapping[str, str]) -> bool:
+    """The match keeps its counts (`finished_games`, `deals_begun`): every match made since they were kept."""
+    return "finished_games" in meta

@@ -100,11 +100,9 @@ class GameCounter(Protocol):
 class TurnDispatcher(Protocol):
     """Where due turns go: a bot's turn, a person's turn timeout, and the record of games that wait for one."""
 
-    def schedule(
-        self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE, noted: bool = False
-    ) -> None:
-        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now, in `queue`'s lane (and the
-        game is noted as waiting for it, unless the caller has `noted` it)."""
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
+        """A bot must act in `game_id` at `version`, not before `delay_seconds` from now, in `queue`'s lane (the
+        caller notes the game as waiting for it, with `expect`)."""
 
     def expect(self, game_id: str, version: int) -> None:
         """An append is about to leave a turn due at `version` (noted before the append)."""
@@ -125,9 +123,7 @@ class TurnDispatcher(Protocol):
 class NoDispatcher:
     """A turn dispatcher that schedules nothing and notes nothing (for tools that only read)."""
 
-    def schedule(
-        self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE, noted: bool = False
-    ) -> None:
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
         return None
 
     def expect(self, game_id: str, version: int) -> None:

@@ -69,9 +69,11 @@ class TurnScheduler:
             bot = loaded.bot_to_act()
             queue = controller_of(bot).turn_queue if bot is not None else None
             if queue is not None:
-                # the waiting index first (at once), or behind the job (workers): a lost write is the reconciler's
+                # the waiting index, the net under the job: first (at once), or behind the job (workers); a crash
+                # between the two leaves a waiting game without a job, or a job whose index entry the reconciler
+                # moves on when it finds the job in hand
                 self.best_effort.write(f"note {loaded.id} waiting", self.dispatcher.expect, loaded.id, loaded.version)
-                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds(), queue, noted=True)
+                self.dispatcher.schedule(loaded.id, loaded.version, loaded.bot_delay_seconds(), queue=queue)
             elif loaded.timeout_due():
                 self.dispatcher.expect(loaded.id, loaded.version)  # a bot chain's end: no intent was noted
             elif loaded.workers_may_wait():

@@ -40,18 +40,19 @@ class GameIndex:
     def finishing(self, game_id: str, at: float, unless_noted: bool = False) -> None:
         """An append is about to end the game at `at` (or has: with `unless_noted`, a note that is
         there already keeps its time)."""
-        with self.client.pipeline(transaction=False) as pipe:  # one round trip; each command still one key
-            pipe.zadd(FINISHED_KEY, {game_id: at}, nx=unless_noted)
-            pipe.zadd(UNPACKED_KEY, {game_id: at}, nx=unless_noted)
-            self._call(pipe.execute)
+        self._note_finished(game_id, at, unless_noted, still_active=True)
 
     def ended(self, game_id: str, at: float, unless_noted: bool = False) -> None:
         """The game's final append is stored: noted as finished at `at` (with `unless_noted`, a note that is
         there already keeps its time) and no longer active, in one round trip."""
-        with self.client.pipeline(transaction=False) as pipe:
+        self._note_finished(game_id, at, unless_noted, still_active=False)
+
+    def _note_finished(self, game_id: str, at: float, unless_noted: bool, still_active: bool) -> None:
+        with self.client.pipeline(transaction=False) as pipe:  # one round trip; each command still one key
             pipe.zadd(FINISHED_KEY, {game_id: at}, nx=unless_noted)
             pipe.zadd(UNPACKED_KEY, {game_id: at}, nx=unless_noted)
-            pipe.zrem(ACTIVE_KEY, game_id)
+            if not still_active:
+                pipe.zrem(ACTIVE_KEY, game_id)
             self._call(pipe.execute)
 
     def not_finished(self, game_id: str) -> None:

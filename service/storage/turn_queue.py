@@ -203,22 +203,14 @@ class RQDispatcher:
         """Those of `game_ids` that the waiting index does not hold."""
         return self.index.missing(game_ids)
 
-    def schedule(
-        self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE, noted: bool = False
-    ) -> None:
-        """Index first, then the job (put on RQ's schedule when it is to wait): a crash in between
-        leaves a waiting game without a job, which the reconciler repairs; a job that exists
-        already (any state) is left alone. The job is put whatever became of the index write (its
-        failure is raised after): the index is the net under the job, never a reason to drop it.
-        `noted`: the caller writes the index itself (the command path, as a best-effort write)."""
-        try:
-            if not noted:
-                self.index.raise_to(game_id, version)
-        finally:
-            job = self._bot_job(game_id, version, queue=queue)
-            if delay_seconds > 0 or not self.follow_ups.claim(job, game_id, version):
-                with contextlib.suppress(DuplicateJobError):
-                    self._put(job, delay_seconds, unique=True)
+    def schedule(self, game_id: str, version: int, delay_seconds: int = 0, queue: str = BOT_QUEUE) -> None:
+        """The job of (game, version), put on RQ's schedule when it is to wait, claimed instead when the thread
+        is noting and it is due now on its lane (FollowUps); a job that exists already (any state) is left
+        alone. The waiting index is the caller's (service/play/turn_scheduler.py): the net under the job."""
+        job = self._bot_job(game_id, version, queue=queue)
+        if delay_seconds > 0 or not self.follow_ups.claim(job, game_id, version):
+            with contextlib.suppress(DuplicateJobError):
+                self._put(job, delay_seconds, unique=True)
 
     def enqueue(
         self,
@@ -284,13 +276,6 @@ class RQDispatcher:
         self._forget(job_id)
         self.connection.delete(Job.key_for(job_id))
         self.schedule_timeout(game_id, version, seconds)
-
-    def release(self, turn: QueuedTurn) -> None:
-        """Queue a claimed turn that its worker will not play after all (its job's time is spent) for any worker."""
-        job_id = bot_job_id(turn.game_id, turn.version)
-        self.connection.delete(Job.key_for(job_id))
-        with contextlib.suppress(DuplicateJobError):
-            self._put(self._bot_job(turn.game_id, turn.version, queue=turn.queue), 0, unique=True)
 
     def requeue(
         self, game_id: str, version: int, meta: dict[str, Any], delay_seconds: int = 0, queue: str = BOT_QUEUE
