@@ -28,7 +28,13 @@ from service.play.turn_scheduler import TurnScheduler
 from service.storage.event_store import EventStore
 from service.storage.game_index import GameIndex
 from service.storage.packing import PACKED_CACHE_BYTES
-from service.storage.redis_clients import DEFAULT_REDIS_URL, READER_POOL_SIZE, StoreClient, redis_clients
+from service.storage.redis_clients import (
+    DEFAULT_REDIS_URL,
+    READER_POOL_SIZE,
+    StoreClient,
+    gathering_of,
+    redis_clients,
+)
 from service.storage.redis_store import RedisStore
 from service.storage.snapshots import SnapshotCache
 from service.storage.turn_queue import RQDispatcher
@@ -109,7 +115,9 @@ def build_services(
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
         dispatcher = RQDispatcher(queue_client, store_client)
-    games = game_service(storage, dispatcher, best_effort=BestEffort(behind=writes_behind))
+    games = game_service(
+        storage, dispatcher, best_effort=BestEffort(writes_behind, together=gathering_of(store_client))
+    )
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots

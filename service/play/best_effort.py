@@ -4,7 +4,9 @@ nothing is due in it). A failure is logged, never raised.
 
 `BestEffort()` writes each one at once, in the caller's thread. `BestEffort(behind=True)` (the workers) hands
 them to one thread of its own, in order, so that a bot job does not wait for their round trips (each waits for
-Redis's fsync): a worker playing a match's games spends its time on the games. What a stopped process had not
+Redis's fsync): a worker playing a match's games spends its time on the games. Given a way to gather writes
+(`together`: the store client's, service/storage/gathering.py), that thread sends the writes waiting at once in one
+pipeline (at most GATHERED_MAX): one round trip and one fsync for a game's notes. What a stopped process had not
 written yet is lost as a failed write is: the lifecycle sweep's index walk puts a game back in the index it
 belongs in, the reconciler takes a game out of the waiting index once nothing is due in it, and a count is lost
 (counts are for the metrics and the bots' profiles). A process that ends normally writes what is left first.
@@ -13,24 +15,62 @@ belongs in, the reconciler takes a game out of the waiting index once nothing is
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
-from typing import Any
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 QUEUED_MAX = 10_000  # writes waiting at most; past it the caller writes (so a Redis outage cannot fill memory)
 EXIT_SECONDS = 2.0  # what a process ending normally gives the writes left (a stopping worker is gone in 6 s)
+GATHERED_MAX = 64  # writes sent together at most ...
+GATHER_SECONDS = 0.02  # ... waited for at most after the first
+
+
+class Batch(Protocol):
+    """Writes gathered to be sent together: `mark` names the commands that follow; after the block, `failures`
+    says which writes failed and why."""
+
+    failures: list[tuple[str, Exception]]
+
+    def mark(self, label: str) -> None: ...
+
+
+class _OneByOne:
+    """No gathering: each write is sent as it is made (a failure is logged then)."""
+
+    def __init__(self) -> None:
+        self.failures: list[tuple[str, Exception]] = []
+
+    def mark(self, label: str) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def one_by_one() -> Iterator[Batch]:
+    yield _OneByOne()
+
+
+Write = tuple[str, Callable[..., Any], tuple[Any, ...]]
 
 
 class BestEffort:
     """Runs best-effort writes, at once or behind the caller (in order, in a thread of its own)."""
 
-    def __init__(self, behind: bool = False, queued_max: int = QUEUED_MAX) -> None:
-        self._queue: queue.Queue[tuple[str, Callable[..., Any], tuple[Any, ...]]] | None = (
-            queue.Queue(queued_max) if behind else None
-        )
+    def __init__(
+        self,
+        behind: bool = False,
+        queued_max: int = QUEUED_MAX,
+        together: Callable[[], AbstractContextManager[Batch]] | None = None,
+    ) -> None:
+        """`behind`: in a thread of its own; `together`: how that thread gathers the writes waiting into one
+        round trip (default: one by one)."""
+        self._queue: queue.Queue[Write | threading.Event] | None = queue.Queue(queued_max) if behind else None
+        self._together = together or one_by_one
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -51,7 +91,7 @@ class BestEffort:
             return True
         done = threading.Event()
         try:
-            self._queue.put((f"flush {id(done)}", done.set, ()), timeout=timeout)
+            self._queue.put(done, timeout=timeout)
         except queue.Full:
             return False
         return done.wait(timeout)
@@ -66,10 +106,42 @@ class BestEffort:
                 atexit.register(self.flush)
 
     def _drain(self) -> None:
-        assert self._queue is not None
         while True:
-            what, write, args = self._queue.get()
-            write_now(what, write, *args)
+            writes, flushed = self._waiting()
+            try:
+                self._send(writes)
+            except Exception:  # the thread goes on whatever happens
+                log.exception("could not send %d best-effort writes", len(writes))
+            if flushed is not None:
+                flushed.set()
+
+    def _waiting(self) -> tuple[list[Write], threading.Event | None]:
+        """The next writes: the first one waited for, then those that come within GATHER_SECONDS (at most
+        GATHERED_MAX), up to a flush's marker if one comes."""
+        assert self._queue is not None
+        writes: list[Write] = []
+        item = self._queue.get()
+        until = time.monotonic() + GATHER_SECONDS
+        while not isinstance(item, threading.Event):
+            writes.append(item)
+            if len(writes) >= GATHERED_MAX:
+                return writes, None
+            try:
+                item = self._queue.get(timeout=max(0.0, until - time.monotonic()))
+            except queue.Empty:
+                return writes, None
+        return writes, item
+
+    def _send(self, writes: list[Write]) -> None:
+        """The writes, gathered into one round trip; each failure logged."""
+        if not writes:
+            return
+        with self._together() as batch:
+            for what, write, args in writes:
+                batch.mark(what)
+                write_now(what, write, *args)
+        for what, error in batch.failures:
+            log.error("could not %s (a best-effort write: the upkeep repairs it): %r", what, error)
 
 
 def write_now(what: str, write: Callable[..., Any], *args: Any) -> None:

@@ -46,6 +46,11 @@ end
 return added
 """
 
+# KEYS: bot hash. ARGV: field, by. Adds to one of the bot's counts if the bot is still registered.
+_COUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2]) end
+"""
+
 COUNTED = ("playing", "played", "timeouts")  # a bot's counts, kept in its hash
 
 
@@ -58,6 +63,7 @@ class BotRegistry:
         self._redis = client
         self._register = client.register_script(_REGISTER)
         self._rotate = client.register_script(_ROTATE)
+        self._count = client.register_script(_COUNT)
         self._index_tokens = client.register_script(_INDEX_TOKENS)
         self._before_register = before_register
 
@@ -111,8 +117,7 @@ class BotRegistry:
     def count(self, name: str, field: str, by: int) -> None:
         """Add `by` to one of the bot's counts (COUNTED); a bot that is gone is left so."""
         assert field in COUNTED
-        if store_call(self._redis.exists, keys.bot(name)):
-            store_call(self._redis.hincrby, keys.bot(name), field, by)
+        store_call(self._count, keys=[keys.bot(name)], args=[field, by])
 
     def seen(self, name: str, at_ms: int) -> None:
         """The bot asked for its turns at `at_ms` (epoch ms)."""

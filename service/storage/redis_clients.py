@@ -17,7 +17,7 @@ the job to another list; a cluster refuses any of these when the keys hash to di
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit
@@ -26,6 +26,8 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
+
+from service.storage.gathering import Gathered, Gathering, StoreCluster, StoreRedis
 
 Result = TypeVar("Result")
 StoreClient: TypeAlias = redis.Redis | RedisCluster
@@ -115,6 +117,7 @@ def connect(url: str, pool_size: int = POOL_SIZE, **options: Any) -> StoreClient
     On one Redis, up to `pool_size` connections; a request that finds them all busy waits up to
     POOL_WAIT_SECONDS for one (redis-py's default pool would fail it at once). Under the gevent worker
     a process serves many requests at once, each a greenlet, and they take turns on these connections.
+    Either client can gather a thread's writes into one pipeline (service/storage/gathering.py).
     """
     parts = urlsplit(url)
     scheme = CLUSTER_SCHEMES.get(parts.scheme.lower())
@@ -122,8 +125,14 @@ def connect(url: str, pool_size: int = POOL_SIZE, **options: Any) -> StoreClient
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS, **options
         )
-        return redis.Redis(connection_pool=pool)
-    return RedisCluster.from_url(parts._replace(scheme=scheme).geturl(), **options)
+        return StoreRedis(connection_pool=pool)
+    return StoreCluster.from_url(parts._replace(scheme=scheme).geturl(), **options)
+
+
+def gathering_of(client: StoreClient) -> Callable[[], AbstractContextManager[Gathered]] | None:
+    """How `client` gathers a thread's writes into one pipeline (service/storage/gathering.py); None for a client
+    that cannot (a test's fake)."""
+    return client.gathering if isinstance(client, Gathering) else None
 
 
 def redis_clients(

@@ -112,9 +112,9 @@ class WaitingIndex:
         """Add the game, or raise its version (never lowers it)."""
         self.connection.zadd(self.key, {game_id: version}, gt=True)
 
-    def settle(self, game_id: str, version: int) -> bool:
+    def settle(self, game_id: str, version: int) -> None:
         """Remove the game unless a newer version is waiting."""
-        return bool(self._settle(keys=[self.key], args=[game_id, version]))
+        self._settle(keys=[self.key], args=[game_id, version])
 
     def move(self, game_id: str, seen: int, version: int) -> bool:
         """Set the game's version, only if it still is `seen`."""

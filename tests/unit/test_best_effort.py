@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
-from service.play.best_effort import BestEffort
+from service.play.best_effort import GATHERED_MAX, BestEffort
 
 
 def test_at_once_each_write_runs_in_the_callers_thread_before_write_returns() -> None:
@@ -61,6 +62,52 @@ def test_when_the_queue_is_full_the_caller_writes_itself() -> None:
     release.set()
     assert writes.flush()
     assert done == [threading.current_thread().name, "queued"]
+
+
+class Blocks:
+    """A `together` that records the writes of each block, as marked, and fails those it is told to."""
+
+    def __init__(self, failing: tuple[str, ...] = ()) -> None:
+        self.blocks: list[list[str]] = []
+        self.failing = failing
+
+    @contextmanager
+    def together(self) -> Iterator[Blocks]:
+        self.blocks.append([])
+        self.failures: list[tuple[str, Exception]] = []
+        yield self
+        self.failures = [(label, ConnectionError("lost")) for label in self.blocks[-1] if label in self.failing]
+
+    def mark(self, label: str) -> None:
+        self.blocks[-1].append(label)
+
+
+def test_behind_the_writes_waiting_are_sent_together_in_order_and_flush_waits_for_them() -> None:
+    release = threading.Event()
+    blocks = Blocks()
+    done: list[int] = []
+    writes = BestEffort(behind=True, together=blocks.together)
+    writes.write("hold", release.wait, 5)
+    for n in range(2 * GATHERED_MAX + 1):
+        writes.write(f"note {n}", done.append, n)
+    release.set()
+    assert writes.flush()
+    assert done == list(range(2 * GATHERED_MAX + 1))
+    assert [label for block in blocks.blocks for label in block] == ["hold"] + [f"note {n}" for n in done]
+    assert max(len(block) for block in blocks.blocks) == GATHERED_MAX
+    assert len(blocks.blocks) <= 4, "the writes waiting go together (the first may go alone: it was taken at once)"
+
+
+def test_a_gathered_write_that_failed_is_logged_by_its_name(caplog: pytest.LogCaptureFixture) -> None:
+    blocks = Blocks(failing=("count a game",))
+    writes = BestEffort(behind=True, together=blocks.together)
+    with caplog.at_level(logging.ERROR, logger="service.play.best_effort"):
+        writes.write("note a game", lambda: None)
+        writes.write("count a game", lambda: None)
+        assert writes.flush()
+    assert [r.getMessage() for r in caplog.records] == [
+        "could not count a game (a best-effort write: the upkeep repairs it): ConnectionError('lost')"
+    ]
 
 
 def _until(condition: Callable[[], bool], seconds: float = 5.0) -> bool:

@@ -1,0 +1,175 @@
+"""Store clients that gather a thread's writes into one pipeline: one round trip, and one fsync on Redis, for many
+notes that nobody waits for (the best-effort notes a worker writes behind its jobs, service/play/best_effort.py).
+
+Inside `client.gathering()` every command the thread sends through `client` (an adapter's own pipeline and
+scripts included) is queued, not sent, and returns NO_REPLY; at the block's end they go in one pipeline, in
+order. Only writes whose reply nobody reads may be gathered: NO_REPLY refuses to be read (ReplyNotKept), so a
+read gathered by mistake fails loudly instead of reading nothing. A script Redis does not hold yet (after a
+restart) did not run: it is loaded and sent again at once. What failed is kept, each named by the `mark()`
+before it. Other threads, and this one outside the block, use the client as usual. On a Redis Cluster the
+pipeline is the cluster client's, which sends each node its own commands.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import redis
+from redis.cluster import RedisCluster
+from redis.commands.core import CoreCommands
+from redis.exceptions import NoScriptError
+
+
+class ReplyNotKept(TypeError):
+    """A gathered command's reply was read: it is sent at the end of the block, so it has none yet."""
+
+
+class _NoReply:
+    """What a gathered command returns: its reply comes later, so reading it is an error."""
+
+    def _refuse(self, *_: Any) -> Any:
+        raise ReplyNotKept("a command inside gathering() has no reply: gather only writes whose reply nobody reads")
+
+    __bool__ = __iter__ = __len__ = __int__ = __float__ = __index__ = __getitem__ = _refuse
+
+    def __repr__(self) -> str:
+        return "NO_REPLY"
+
+
+NO_REPLY: Any = _NoReply()
+
+
+class Gathered:
+    """The writes of one `gathering()` block: their commands in one pipeline, sent by `send()`, and the writes
+    that failed, each named by the `mark()` before its commands."""
+
+    def __init__(self, client: Gathering, pipe: Any) -> None:
+        self._client = client
+        self._pipe = pipe
+        self._commands: list[tuple[Any, ...]] = []
+        self._marks: list[tuple[int, str]] = []
+        self.failures: list[tuple[str, Exception]] = []
+
+    def mark(self, label: str) -> None:
+        """The commands queued from here on belong to the write called `label`."""
+        self._marks.append((len(self._commands), label))
+
+    def queue(self, args: tuple[Any, ...], options: dict[str, Any]) -> None:
+        """One command, queued."""
+        self._commands.append(args)
+        self._pipe.pipeline_execute_command(*args, **options)
+
+    def joined(self) -> _Joined:
+        """An adapter's own pipeline inside the block: its commands join these."""
+        return _Joined(self)
+
+    def send(self) -> None:
+        """Send what was queued, in one pipeline; keep what failed."""
+        commands = self._commands
+        if not commands:
+            return
+        try:
+            replies = self._pipe.execute(raise_on_error=False)
+        except Exception as error:  # Redis cannot be reached: every write of the block failed
+            self.failures = [(label, error) for label in dict.fromkeys(self._label(i) for i in range(len(commands)))]
+            return
+        finally:
+            self._pipe.reset()
+        for index, reply in enumerate(replies):
+            if isinstance(reply, NoScriptError):
+                reply = self._client.again_with_script(commands[index])
+            if isinstance(reply, Exception):
+                self.failures.append((self._label(index), reply))
+
+    def _label(self, index: int) -> str:
+        named = [label for start, label in self._marks if start <= index]
+        return named[-1] if named else "a gathered write"
+
+
+class _Joined(CoreCommands):
+    """An adapter's own pipeline inside `gathering()`: its commands join the gathered ones, and its `execute()`
+    sends nothing (the block's end does)."""
+
+    _event_dispatcher: Any = None  # redis-py's commands ask for it; nothing here emits events
+
+    def __init__(self, gathered: Gathered) -> None:
+        self._gathered = gathered
+        self._queued = 0
+
+    def execute_command(self, *args: Any, **options: Any) -> _Joined:
+        self._gathered.queue(args, options)
+        self._queued += 1
+        return self
+
+    def __enter__(self) -> _Joined:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
+        return [NO_REPLY] * self._queued
+
+
+class Gathering:
+    """The gathering part of a store client (StoreRedis, StoreCluster)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._here = threading.local()  # the block this thread is in, if any
+        self._script_bodies: dict[str, str] = {}
+        super().__init__(*args, **kwargs)
+
+    @contextmanager
+    def gathering(self) -> Iterator[Gathered]:
+        """Inside: this thread's commands through this client are queued; sent in one pipeline at the end."""
+        gathered = Gathered(self, super().pipeline(transaction=False))  # type: ignore[misc]
+        self._here.block = gathered
+        try:
+            yield gathered
+        finally:
+            self._here.block = None
+            gathered.send()
+
+    def _gathered(self) -> Gathered | None:
+        return getattr(self._here, "block", None)
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        gathered = self._gathered()
+        if gathered is None:
+            return super().execute_command(*args, **options)  # type: ignore[misc]
+        gathered.queue(args, options)
+        return NO_REPLY
+
+    def pipeline(self, *args: Any, **kwargs: Any) -> Any:
+        gathered = self._gathered()
+        if gathered is None:
+            return super().pipeline(*args, **kwargs)  # type: ignore[misc]
+        return gathered.joined()
+
+    def register_script(self, script: Any) -> Any:
+        registered = super().register_script(script)  # type: ignore[misc]
+        self._script_bodies[registered.sha] = registered.script
+        return registered
+
+    def again_with_script(self, command: Sequence[Any]) -> Any:
+        """A gathered EVALSHA that Redis had no script for (it did not run): load the script, send it again at
+        once; its reply, or the error."""
+        body = self._script_bodies.get(str(command[1]))
+        if body is None:
+            return NoScriptError(f"no script of sha {command[1]} was registered with this client")
+        try:
+            self.script_load(body)  # type: ignore[attr-defined]
+            return self.execute_command(*command)
+        except Exception as error:
+            return error
+
+
+class StoreRedis(Gathering, redis.Redis):
+    """A client of one Redis that can gather writes."""
+
+
+class StoreCluster(Gathering, RedisCluster):
+    """A client of a Redis Cluster that can gather writes."""
