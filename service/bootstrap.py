@@ -32,7 +32,7 @@ from service.storage.redis_clients import (
     DEFAULT_REDIS_URL,
     READER_POOL_SIZE,
     StoreClient,
-    gathering_of,
+    gatherer_of,
     redis_clients,
 )
 from service.storage.redis_store import RedisStore
@@ -115,9 +115,7 @@ def build_services(
         if not isinstance(queue_client, redis.Redis):
             raise TypeError("the bot queue needs one plain Redis client: give a dispatcher with a cluster client")
         dispatcher = RQDispatcher(queue_client, store_client)
-    games = game_service(
-        storage, dispatcher, best_effort=BestEffort(writes_behind, together=gathering_of(store_client))
-    )
+    games = game_service(storage, dispatcher, best_effort=BestEffort(writes_behind, gatherer=gatherer_of(store_client)))
     history = game_history(storage, games, int(settings.get("DISPUTES_PER_SEAT", DISPUTES_PER_SEAT)))
     tickets = StreamTickets(games.repository, storage.tickets, bots=games.bots)
     assert games.bots is not None  # game_service gives it its registered bots

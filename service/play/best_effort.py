@@ -4,9 +4,13 @@ nothing is due in it). A failure is logged, never raised.
 
 `BestEffort()` writes each one at once, in the caller's thread. `BestEffort(behind=True)` (the workers) hands
 them to one thread of its own, in order, so that a bot job does not wait for their round trips (each waits for
-Redis's fsync): a worker playing a match's games spends its time on the games. Given a way to gather writes
-(`together`: the store client's, service/storage/gathering.py), that thread sends the writes waiting at once in one
-pipeline (at most GATHERED_MAX): one round trip and one fsync for a game's notes. What a stopped process had not
+Redis's fsync): a worker playing a match's games spends its time on the games. Given the store client's way to
+gather writes (`gatherer`, service/storage/gathering.py), that thread sends the writes that come within
+GATHER_SECONDS in one pipeline (at most GATHERED_MAX): one round trip and one fsync for several games' notes.
+
+`ahead()` is for the intents before a write (a game waiting for a bot before the append that makes it due, a game
+finishing before its final append): with a `gatherer`, the intent goes in one round trip with the thread's next
+store command, in front of it; else at once. A failure is logged. What a stopped process had not
 written yet is lost as a failed write is: the lifecycle sweep's index walk puts a game back in the index it
 belongs in, the reconciler takes a game out of the waiting index once nothing is due in it, and a count is lost
 (counts are for the metrics and the bots' profiles). A process that ends normally writes what is left first.
@@ -55,6 +59,18 @@ def one_by_one() -> Iterator[Batch]:
     yield _OneByOne()
 
 
+class Gatherer(Protocol):
+    """The store client's ways to gather writes (service/storage/gathering.py)."""
+
+    def gathering(self) -> AbstractContextManager[Batch]:
+        """Inside: writes are gathered, sent together at the end."""
+        ...
+
+    def ahead(self) -> AbstractContextManager[Batch]:
+        """Inside: writes are gathered, sent in front of the thread's next command after the block."""
+        ...
+
+
 Write = tuple[str, Callable[..., Any], tuple[Any, ...]]
 
 
@@ -65,12 +81,12 @@ class BestEffort:
         self,
         behind: bool = False,
         queued_max: int = QUEUED_MAX,
-        together: Callable[[], AbstractContextManager[Batch]] | None = None,
+        gatherer: Gatherer | None = None,
     ) -> None:
-        """`behind`: in a thread of its own; `together`: how that thread gathers the writes waiting into one
-        round trip (default: one by one)."""
+        """`behind`: in a thread of its own; `gatherer`: how writes go together in one round trip (default: each
+        on its own)."""
         self._queue: queue.Queue[Write | threading.Event] | None = queue.Queue(queued_max) if behind else None
-        self._together = together or one_by_one
+        self._gatherer = gatherer
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -84,6 +100,15 @@ class BestEffort:
             except queue.Full:
                 pass
         write_now(what, write, *args)
+
+    def ahead(self, what: str, write: Callable[..., Any], *args: Any) -> bool:
+        """`write(*args)`, sent in front of this thread's next store command, in one round trip with it (at once
+        without a gatherer); False if it failed already."""
+        if self._gatherer is None:
+            return write_now(what, write, *args)
+        with self._gatherer.ahead() as batch:
+            batch.mark(what)
+            return write_now(what, write, *args)
 
     def flush(self, timeout: float = EXIT_SECONDS) -> bool:
         """Wait until every write queued so far is done (at most `timeout` seconds); True if they are."""
@@ -136,7 +161,7 @@ class BestEffort:
         """The writes, gathered into one round trip; each failure logged."""
         if not writes:
             return
-        with self._together() as batch:
+        with self._gatherer.gathering() if self._gatherer is not None else one_by_one() as batch:
             for what, write, args in writes:
                 batch.mark(what)
                 write_now(what, write, *args)
@@ -144,9 +169,11 @@ class BestEffort:
             log.error("could not %s (a best-effort write: the upkeep repairs it): %r", what, error)
 
 
-def write_now(what: str, write: Callable[..., Any], *args: Any) -> None:
-    """`write(*args)` in this thread; a failure is logged, never raised."""
+def write_now(what: str, write: Callable[..., Any], *args: Any) -> bool:
+    """`write(*args)` in this thread; a failure is logged, never raised (False)."""
     try:
         write(*args)
     except Exception:
         log.exception("could not %s (a best-effort write: the upkeep repairs it)", what)
+        return False
+    return True

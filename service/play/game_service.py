@@ -20,7 +20,7 @@ from domain.events import Event
 from domain.options import EventLimits
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from service.play import game_header
-from service.play.best_effort import BestEffort, write_now
+from service.play.best_effort import BestEffort
 from service.play.bots import Bots
 from service.play.errors import (
     BadBotSeat,
@@ -426,10 +426,12 @@ class GameService:
 
     def _note_ending(self, new: LoadedGame, records: list[dict[str, Any]]) -> None:
         """Before an append that ends the game: note it as finished (an intent, so that no finished
-        game escapes compaction if this process stops right after the append). Best effort: an index
-        that cannot be reached never fails the action (_ended notes it again, the sweep's walk after)."""
+        game escapes compaction if this process stops right after the append; sent in front of the append, in
+        one round trip). Best effort: an index that cannot be reached never fails the action (_ended notes it
+        again, the sweep's walk after)."""
         if new.snap.finished:
-            write_now(f"note {new.id} as finishing", self.index.finishing, new.id, epoch_of(records[-1]["at"]))
+            at = epoch_of(records[-1]["at"])
+            self.best_effort.ahead(f"note {new.id} as finishing", self.index.finishing, new.id, at)
 
     def _ended(self, new: LoadedGame) -> None:
         """After an append that ended the game: note it as finished again (a sweep may have taken the

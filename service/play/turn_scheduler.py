@@ -45,17 +45,15 @@ class TurnScheduler:
     def note_waiting(self, loaded: LoadedGame) -> bool:
         """Before an append that leaves a bot to act, or a person on a turn timeout's clock: note the
         game in the waiting index, so that a crash between the append and the enqueue (or the
-        timeout's scheduling) loses no turn (the reconciler finds the game). True if it was noted."""
+        timeout's scheduling) loses no turn (the reconciler finds the game). The note goes in front of this
+        thread's next store command (the append), in one round trip with it (BestEffort.ahead). True if it
+        was noted or is on its way."""
         due = loaded.bot_to_act() is not None or loaded.timeout_due()
         if not due:
             return False
         self.offer_turns(loaded, wake=False)
-        try:
-            self.dispatcher.expect(loaded.id, loaded.version)
-        except Exception:
-            log.exception("could not note the bot turn of %s at version %s", loaded.id, loaded.version)
-            return False
-        return True
+        what = f"note the bot turn of {loaded.id} at version {loaded.version}"
+        return self.best_effort.ahead(what, self.dispatcher.expect, loaded.id, loaded.version)
 
     def unnoted(self, game_ids: list[str]) -> list[str]:
         """Those of the games that the waiting index does not hold (none when no index is kept)."""

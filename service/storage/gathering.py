@@ -1,9 +1,12 @@
 """Store clients that gather a thread's writes into one pipeline: one round trip, and one fsync on Redis, for many
-notes that nobody waits for (the best-effort notes a worker writes behind its jobs, service/play/best_effort.py).
+notes that nobody waits for (the best-effort notes a worker writes behind its jobs, service/play/best_effort.py),
+or for an intent and the write it comes before.
 
 Inside `client.gathering()` every command the thread sends through `client` (an adapter's own pipeline and
 scripts included) is queued, not sent, and returns NO_REPLY; at the block's end they go in one pipeline, in
-order. Only writes whose reply nobody reads may be gathered: NO_REPLY refuses to be read (ReplyNotKept), so a
+order. Inside `client.ahead()` they are queued the same way, and go in one pipeline in front of the thread's
+next command after the block (whose reply that command's caller gets as usual); a failure of one of them is
+logged. Only writes whose reply nobody reads may be gathered: NO_REPLY refuses to be read (ReplyNotKept), so a
 read gathered by mistake fails loudly instead of reading nothing. A script Redis does not hold yet (after a
 restart) did not run: it is loaded and sent again at once. What failed is kept, each named by the `mark()`
 before it. Other threads, and this one outside the block, use the client as usual. On a Redis Cluster the
@@ -12,6 +15,7 @@ pipeline is the cluster client's, which sends each node its own commands.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,6 +25,8 @@ import redis
 from redis.cluster import RedisCluster
 from redis.commands.core import CoreCommands
 from redis.exceptions import NoScriptError
+
+log = logging.getLogger(__name__)
 
 
 class ReplyNotKept(TypeError):
@@ -68,21 +74,50 @@ class Gathered:
 
     def send(self) -> None:
         """Send what was queued, in one pipeline; keep what failed."""
-        commands = self._commands
-        if not commands:
+        if not self._commands:
             return
         try:
             replies = self._pipe.execute(raise_on_error=False)
         except Exception as error:  # Redis cannot be reached: every write of the block failed
-            self.failures = [(label, error) for label in dict.fromkeys(self._label(i) for i in range(len(commands)))]
+            self.failures = self._all_failed(error, len(self._commands))
             return
         finally:
             self._pipe.reset()
+        self._keep_failures(replies)
+
+    def send_with(self, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
+        """Send what was queued and one command more, in one pipeline: that command's reply (its error raised);
+        what failed before it is logged."""
+        ahead = len(self._commands)
+        self.queue(args, options)
+        try:
+            *replies, reply = self._pipe.execute(raise_on_error=False)
+        except Exception as error:  # nothing is known of any of them: the caller learns it of its own command
+            self.failures = self._all_failed(error, ahead)
+            self.log_failures()
+            raise
+        finally:
+            self._pipe.reset()
+        self._keep_failures(replies)
+        self.log_failures()
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    def log_failures(self) -> None:
+        """Log each write that failed (for writes sent ahead of another command: nobody else hears of them)."""
+        for label, error in self.failures:
+            log.error("could not %s (a write sent ahead of the next one): %r", label, error)
+
+    def _keep_failures(self, replies: Sequence[Any]) -> None:
         for index, reply in enumerate(replies):
             if isinstance(reply, NoScriptError):
-                reply = self._client.again_with_script(commands[index])
+                reply = self._client.again_with_script(self._commands[index])
             if isinstance(reply, Exception):
                 self.failures.append((self._label(index), reply))
+
+    def _all_failed(self, error: Exception, count: int) -> list[tuple[str, Exception]]:
+        return [(label, error) for label in dict.fromkeys(self._label(index) for index in range(count))]
 
     def _label(self, index: int) -> str:
         named = [label for start, label in self._marks if start <= index]
@@ -124,8 +159,9 @@ class Gathering:
 
     @contextmanager
     def gathering(self) -> Iterator[Gathered]:
-        """Inside: this thread's commands through this client are queued; sent in one pipeline at the end."""
-        gathered = Gathered(self, super().pipeline(transaction=False))  # type: ignore[misc]
+        """Inside: this thread's commands through this client are queued; sent in one pipeline at the end (after
+        any sent `ahead()` and not sent yet)."""
+        gathered = self._take_ahead() or self._new()
         self._here.block = gathered
         try:
             yield gathered
@@ -133,21 +169,48 @@ class Gathering:
             self._here.block = None
             gathered.send()
 
+    @contextmanager
+    def ahead(self) -> Iterator[Gathered]:
+        """Inside: this thread's commands through this client are queued; sent in one pipeline in front of the
+        thread's next command after the block (an intent and the write it comes before, in one round trip)."""
+        gathered = self._take_ahead() or self._new()
+        self._here.block = gathered
+        try:
+            yield gathered
+        finally:
+            self._here.block = None
+            self._here.ahead = gathered
+
+    def _new(self) -> Gathered:
+        return Gathered(self, super().pipeline(transaction=False))  # type: ignore[misc]
+
     def _gathered(self) -> Gathered | None:
         return getattr(self._here, "block", None)
 
+    def _take_ahead(self) -> Gathered | None:
+        ahead: Gathered | None = getattr(self._here, "ahead", None)
+        self._here.ahead = None
+        return ahead
+
     def execute_command(self, *args: Any, **options: Any) -> Any:
         gathered = self._gathered()
-        if gathered is None:
-            return super().execute_command(*args, **options)  # type: ignore[misc]
-        gathered.queue(args, options)
-        return NO_REPLY
+        if gathered is not None:
+            gathered.queue(args, options)
+            return NO_REPLY
+        ahead = self._take_ahead()
+        if ahead is not None:
+            return ahead.send_with(args, options)
+        return super().execute_command(*args, **options)  # type: ignore[misc]
 
     def pipeline(self, *args: Any, **kwargs: Any) -> Any:
         gathered = self._gathered()
-        if gathered is None:
-            return super().pipeline(*args, **kwargs)  # type: ignore[misc]
-        return gathered.joined()
+        if gathered is not None:
+            return gathered.joined()
+        ahead = self._take_ahead()
+        if ahead is not None:  # an adapter's own pipeline sends itself: what was to go ahead goes first
+            ahead.send()
+            ahead.log_failures()
+        return super().pipeline(*args, **kwargs)  # type: ignore[misc]
 
     def register_script(self, script: Any) -> Any:
         registered = super().register_script(script)  # type: ignore[misc]

@@ -17,7 +17,7 @@ the job to another list; a cluster refuses any of these when the keys hash to di
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit
@@ -27,7 +27,7 @@ from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
-from service.storage.gathering import Gathered, Gathering, StoreCluster, StoreRedis
+from service.storage.gathering import Gathering, StoreCluster, StoreRedis
 
 Result = TypeVar("Result")
 StoreClient: TypeAlias = redis.Redis | RedisCluster
@@ -129,10 +129,10 @@ def connect(url: str, pool_size: int = POOL_SIZE, **options: Any) -> StoreClient
     return StoreCluster.from_url(parts._replace(scheme=scheme).geturl(), **options)
 
 
-def gathering_of(client: StoreClient) -> Callable[[], AbstractContextManager[Gathered]] | None:
-    """How `client` gathers a thread's writes into one pipeline (service/storage/gathering.py); None for a client
-    that cannot (a test's fake)."""
-    return client.gathering if isinstance(client, Gathering) else None
+def gatherer_of(client: StoreClient) -> Gathering | None:
+    """`client`, if it can gather a thread's writes into one pipeline (service/storage/gathering.py); None for a
+    client that cannot (a test's fake)."""
+    return client if isinstance(client, Gathering) else None
 
 
 def redis_clients(

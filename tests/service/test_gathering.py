@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import fakeredis
@@ -100,3 +101,49 @@ def test_when_redis_cannot_be_reached_every_write_of_the_block_failed() -> None:
         client.set("two", "2")
     assert [label for label, _ in gathered.failures] == ["note one", "note two"]
     assert all(isinstance(error, redis.ConnectionError) for _, error in gathered.failures)
+
+
+def test_writes_sent_ahead_go_in_front_of_the_next_command_whose_reply_is_answered(
+    server: fakeredis.FakeServer,
+) -> None:
+    client, other = gathering_client(server), plain(server)
+    with client.ahead():
+        client.rpush("order", "intent")
+    assert other.exists("order") == 0, "held until the next command"
+    assert client.rpush("order", "append") == 2, "the next command's own reply"
+    assert other.lrange("order", 0, -1) == ["intent", "append"]
+    assert client.rpush("order", "later") == 3, "sent ahead once only"
+
+
+def test_a_write_sent_ahead_that_fails_is_logged_and_the_next_command_goes_on(
+    server: fakeredis.FakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    client, other = gathering_client(server), plain(server)
+    other.set("text", "not a sorted set")
+    with client.ahead() as gathered:
+        gathered.mark("note g1 as finishing")
+        client.zadd("text", {"g1": 1})
+    with caplog.at_level(logging.ERROR, logger="service.storage.gathering"):
+        assert client.set("appended", "1")
+    assert other.get("appended") == "1"
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "could not note g1 as finishing (a write sent ahead of the next one)"
+    ]
+
+
+def test_the_next_commands_own_error_is_raised(server: fakeredis.FakeServer) -> None:
+    client, other = gathering_client(server), plain(server)
+    other.set("text", "not a sorted set")
+    with client.ahead():
+        client.set("intent", "1")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        client.zadd("text", {"g1": 1})
+    assert other.get("intent") == "1"
+
+
+def test_an_adapters_own_pipeline_after_writes_sent_ahead_goes_after_them(server: fakeredis.FakeServer) -> None:
+    client, other = gathering_client(server), plain(server)
+    with client.ahead():
+        client.zadd(FINISHED_KEY, {"g1": 1.0})
+    GameIndex(client).ended("g1", 7.0, unless_noted=True)  # keeps a note that is there: the intent came first
+    assert other.zscore(FINISHED_KEY, "g1") == 1.0

@@ -65,14 +65,17 @@ def test_when_the_queue_is_full_the_caller_writes_itself() -> None:
 
 
 class Blocks:
-    """A `together` that records the writes of each block, as marked, and fails those it is told to."""
+    """A gatherer that records the writes of each block, as marked, and fails those it is told to."""
 
     def __init__(self, failing: tuple[str, ...] = ()) -> None:
         self.blocks: list[list[str]] = []
         self.failing = failing
 
+    def ahead(self) -> Iterator[Blocks]:
+        raise AssertionError("the writes behind are gathered, not sent ahead")
+
     @contextmanager
-    def together(self) -> Iterator[Blocks]:
+    def gathering(self) -> Iterator[Blocks]:
         self.blocks.append([])
         self.failures: list[tuple[str, Exception]] = []
         yield self
@@ -86,7 +89,7 @@ def test_behind_the_writes_waiting_are_sent_together_in_order_and_flush_waits_fo
     release = threading.Event()
     blocks = Blocks()
     done: list[int] = []
-    writes = BestEffort(behind=True, together=blocks.together)
+    writes = BestEffort(behind=True, gatherer=blocks)
     writes.write("hold", release.wait, 5)
     for n in range(2 * GATHERED_MAX + 1):
         writes.write(f"note {n}", done.append, n)
@@ -100,7 +103,7 @@ def test_behind_the_writes_waiting_are_sent_together_in_order_and_flush_waits_fo
 
 def test_a_gathered_write_that_failed_is_logged_by_its_name(caplog: pytest.LogCaptureFixture) -> None:
     blocks = Blocks(failing=("count a game",))
-    writes = BestEffort(behind=True, together=blocks.together)
+    writes = BestEffort(behind=True, gatherer=blocks)
     with caplog.at_level(logging.ERROR, logger="service.play.best_effort"):
         writes.write("note a game", lambda: None)
         writes.write("count a game", lambda: None)
