@@ -10,6 +10,7 @@ queue's depth are read from Redis when scraped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -89,8 +90,15 @@ def observe_request(method: str, route: str, status: int, seconds: float) -> Non
 
 def observe_bot_turn(game: str, due_at: float) -> None:
     """Count a stored bot move that was due at `due_at` (seconds since the epoch)."""
-    BOT_TURNS.labels(game).inc()
-    BOT_TURN_DELAY.labels(game).observe(max(0.0, time.time() - due_at))
+    turns, delay = _bot_turn_metrics(game)
+    turns.inc()
+    delay.observe(max(0.0, time.time() - due_at))
+
+
+@functools.cache
+def _bot_turn_metrics(game: str) -> tuple[Counter, Histogram]:
+    """The bot turn metrics of one game (a game's labels looked up once a process: a bot's every move counts)."""
+    return BOT_TURNS.labels(game), BOT_TURN_DELAY.labels(game)
 
 
 class ScrapeTimeCollector(Collector):

@@ -154,7 +154,7 @@ class HousePolicy:
 
     @property
     def turn_queue(self) -> str:
-        return EXPERT_QUEUE if self.level == "expert" else BOT_QUEUE
+        return EXPERT_QUEUE if self.thinks else BOT_QUEUE
 
     def clock_seconds(self, turn_seconds: int | None) -> int | None:
         return None
@@ -162,8 +162,13 @@ class HousePolicy:
     def decide(self, snap: engine.Snapshot[Any], seat: int, think_ms_max: int) -> dict[str, Any]:
         view = engine.view(snap, seat)
         rng = snap.config.private_stream(f"bot/{seat}/{snap.version}")
-        budget = budget_for(snap.config.game, self.think_ms, time.monotonic, cap=think_ms_max)
+        budget = budget_for(snap.config.game, self.think_ms, time.monotonic, cap=think_ms_max) if self.thinks else None
         return choose_action(snap.config.game, self.level, view, view["you"]["legal"], rng, budget)
+
+    @property
+    def thinks(self) -> bool:
+        """The level searches within a time budget (the expert); the others decide at once."""
+        return self.level == "expert"
 
 
 @dataclasses.dataclass(frozen=True)
