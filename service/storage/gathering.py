@@ -37,7 +37,7 @@ class _NoReply:
     """What a gathered command returns: its reply comes later, so reading it is an error."""
 
     def _refuse(self, *_: Any) -> Any:
-        raise ReplyNotKept("a command inside gathering() has no reply: gather only writes whose reply nobody reads")
+        raise ReplyNotKept("a gathered command has no reply yet: gather only writes whose reply nobody reads")
 
     __bool__ = __iter__ = __len__ = __int__ = __float__ = __index__ = __getitem__ = _refuse
 
@@ -49,8 +49,9 @@ NO_REPLY: Any = _NoReply()
 
 
 class Gathered:
-    """The writes of one `gathering()` block: their commands in one pipeline, sent by `send()`, and the writes
-    that failed, each named by the `mark()` before its commands."""
+    """The writes of one `gathering()` or `ahead()` block: their commands in one pipeline, sent by `send()` (or
+    with the next command, `send_with()`), and the writes that failed, each named by the `mark()` before its
+    commands."""
 
     def __init__(self, client: Gathering, pipe: Any) -> None:
         self._client = client
@@ -161,25 +162,31 @@ class Gathering:
     def gathering(self) -> Iterator[Gathered]:
         """Inside: this thread's commands through this client are queued; sent in one pipeline at the end (after
         any sent `ahead()` and not sent yet)."""
-        gathered = self._take_ahead() or self._new()
-        self._here.block = gathered
         try:
-            yield gathered
+            with self._queueing() as gathered:
+                yield gathered
         finally:
-            self._here.block = None
             gathered.send()
 
     @contextmanager
     def ahead(self) -> Iterator[Gathered]:
         """Inside: this thread's commands through this client are queued; sent in one pipeline in front of the
         thread's next command after the block (an intent and the write it comes before, in one round trip)."""
+        try:
+            with self._queueing() as gathered:
+                yield gathered
+        finally:
+            self._here.ahead = gathered
+
+    @contextmanager
+    def _queueing(self) -> Iterator[Gathered]:
+        """Inside: this thread's commands through this client are queued (after any still to go ahead)."""
         gathered = self._take_ahead() or self._new()
         self._here.block = gathered
         try:
             yield gathered
         finally:
             self._here.block = None
-            self._here.ahead = gathered
 
     def _new(self) -> Gathered:
         return Gathered(self, super().pipeline(transaction=False))  # type: ignore[misc]
