@@ -2,16 +2,16 @@
 the open loop's actions while a long match runs.
 
 `match_turns_per_s`: a Golf match (one round) of the entrants `greedy` and `random` (LEVELS), played by the RQ
-workers as `make run` starts them (BOT_WORKERS of them), its games' moves (records with a seat as actor) over
-the span from its first move to its last: the match's own pacing (a deal's games one after another,
-MATCH_DEALS_AT_ONCE deals at once) is part of it. Floor: `python -m workers.simulate --duplicate --jobs J`
-(J = BOT_WORKERS) on the same number of deals, in the same run. `simulate` cannot take the match's deal seeds
-(C-8: HMAC of the match seed; it seeds deal d with `<prefix>-<d>`), so the two play as many deals of the same
-game, not the same deals: turns a second do not hang on which cards are dealt beyond the games' lengths, which
-the note gives for both. DEALS is large enough that both rates are a steady pace: at 40 deals `simulate` spent
+workers as `make run` starts them for matches (BOT_WORKERS of them, on the matches' queue, at MATCH_PRIORITY), its
+games' moves (records with a seat as actor) over the span from its first move to its last: the match's own pacing (a
+deal's games one after another, MATCH_DEALS_AT_ONCE deals at once) is part of it. Floor: `python -m workers.simulate
+--duplicate --jobs J` (J = BOT_WORKERS) on the same number of deals, in the same run. `simulate` cannot take the
+match's deal seeds (C-8: HMAC of the match seed; it seeds deal d with `<prefix>-<d>`), so the two play as many deals
+of the same game, not the same deals: turns a second do not hang on which cards are dealt beyond the games' lengths,
+which the note gives for both. DEALS is large enough that both rates are a steady pace: at 40 deals `simulate` spent
 about half its time starting its process pool, which halved the floor (the match's clock starts at its first move,
-after its workers are up). Both are run RUNS times, in turns (a match, then simulate), and each side's median is
-the figure: on a shared host of two cores one run of either came out a third below the next.
+after its workers are up). Both are run RUNS times, in turns (a match, then simulate), and each side's median is the
+figure: on a shared host of two cores one run of either came out a third below the next.
 
 `actions_p99_ms_open50_match`: the open loop (bench/openloop.py) while a 200-deal match keeps the workers busy.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,10 +28,11 @@ from typing import Any
 from bench import openloop
 from bench.bots import WORKERS as BOT_WORKERS
 from bench.openloop import Connections
-from bench.procs import Processes, Server
+from bench.procs import MATCH_PRIORITY, Processes, Server
 from bench.records import is_seat, record_time
 from bench.report import Figure, Target
 from service.storage.event_store import EventStore
+from service.storage.keys import MATCH_QUEUE
 from workers.simulate import simulate
 
 GAME = "golf"
@@ -121,7 +123,7 @@ def turns_figure(procs: Processes, api: Server, store: EventStore) -> Figure:
 def match_rate(procs: Processes, api: Server, store: EventStore) -> tuple[int, float, int]:
     """One match of DEALS deals played by BOT_WORKERS workers started for it: its moves, their rate, its games."""
     match_id = asyncio.run(start_match(api.port, DEALS))  # its first games queue their turns before any worker
-    workers = procs.start_workers(BOT_WORKERS, name="match-worker")
+    workers = start_match_workers(procs, "match-worker")
     try:
         view = wait_finished(api.port, match_id)
     finally:
@@ -130,6 +132,11 @@ def match_rate(procs: Processes, api: Server, store: EventStore) -> tuple[int, f
     records = [store.read(game["game_id"]) for game in view["games"]]
     moves, rate = moves_per_second(records)
     return moves, rate, len(records)
+
+
+def start_match_workers(procs: Processes, name: str) -> list[subprocess.Popen[bytes]]:
+    """BOT_WORKERS workers for matches' games, as `make run` starts its match workers (one a core there)."""
+    return procs.start_workers(BOT_WORKERS, name, MATCH_PRIORITY, BOT_QUEUES=MATCH_QUEUE)
 
 
 def _rates(rates: Sequence[float]) -> str:
@@ -141,7 +148,7 @@ def figures(procs: Processes, api: Server, stream: Server, store: EventStore, rp
     (the workers are stopped at the end, leaving the match unfinished); the open loop alone as
     actions_p99_ms_open50, as openloop.figures gives it."""
     found = [turns_figure(procs, api, store)]
-    workers = procs.start_workers(BOT_WORKERS, name="load-worker")
+    workers = start_match_workers(procs, "load-worker")
     try:
         pids = {f"worker {n}": worker.pid for n, worker in enumerate(workers)}
         open_figures = openloop.figures(

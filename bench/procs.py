@@ -20,6 +20,7 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 WORKER_PRIORITY = "10"  # the bot workers' nice value, as scripts/run.sh starts them (WORKER_PRIORITY's default)
+MATCH_PRIORITY = "idle"  # the matches' workers', as scripts/run.sh starts them (MATCH_PRIORITY's default)
 # The API's gunicorn settings, the file scripts/supervisord.conf starts the API and the stream tier with.
 GUNICORN_CONFIG = ROOT / "service" / "ops" / "gunicorn_conf.py"
 
@@ -189,11 +190,13 @@ class Processes:
         env = {**os.environ, "CARDTABLE_BOT_TOKEN": token, "PYTHONUNBUFFERED": "1"}
         return self._spawn(name, [sys.executable, "-m", "workers.bridge", "--url", url, *args], env)
 
-    def start_workers(self, count: int, name: str = "worker", **settings: str) -> list[subprocess.Popen[bytes]]:
-        """`python -m workers` processes, as `make run` starts one (at nice WORKER_PRIORITY); `settings`: more of
-        their environment."""
+    def start_workers(
+        self, count: int, name: str = "worker", priority: str = WORKER_PRIORITY, **settings: str
+    ) -> list[subprocess.Popen[bytes]]:
+        """`python -m workers` processes, as `make run` starts one (at nice WORKER_PRIORITY, or `priority`);
+        `settings`: more of their environment."""
         env = {**self.env(), **settings}
-        command = [*scheduled(WORKER_PRIORITY), sys.executable, "-m", "workers"]
+        command = [*scheduled(priority), sys.executable, "-m", "workers"]
         return [self._spawn(f"{name}-{i}", command, env) for i in range(count)]
 
 

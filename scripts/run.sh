@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for every bot queue, one more
-# for the random and greedy bots only (all at nice WORKER_PRIORITY, default 10), the API on PORT and the stream tier (the watchers' own gunicorn:
+# Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for people's bots, one more
+# for the random and greedy bots only (all at nice WORKER_PRIORITY, default 10), MATCH_WORKERS (default one a
+# core) for matches' quick bots (at MATCH_PRIORITY, default idle), the API on PORT and the stream tier (the watchers' own gunicorn:
 # STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default half the cores rounded up; at
 # STREAM_PRIORITY, default idle) under supervisord (scripts/supervisord.conf), which starts again any child
 # that dies; Ctrl-C or SIGTERM stops them all.
@@ -22,6 +23,8 @@ export STREAM_PORT="${STREAM_PORT:-$((PORT + 1))}"
 # The stream tier (watchers, bots waiting for turns) follows the machine: half its cores, rounded up.
 CORES="$(nproc 2> /dev/null || getconf _NPROCESSORS_ONLN 2> /dev/null || echo 1)"
 export STREAM_WORKERS="${STREAM_WORKERS:-$(((CORES + 1) / 2))}"
+export MATCH_WORKERS="${MATCH_WORKERS:-$CORES}"
+MATCH_PRIORITY="${MATCH_PRIORITY:-idle}"
 STREAM_PRIORITY="${STREAM_PRIORITY:-idle}"
 VAR_DIR="${VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
@@ -33,19 +36,28 @@ esac
 case "$STREAM_WORKERS" in
   '' | *[!0-9]* | 0) echo "STREAM_WORKERS must be a whole number of at least 1 (got '$STREAM_WORKERS')" >&2; exit 2 ;;
 esac
-# The stream tier's CPU priority: idle (SCHED_IDLE: it runs only on CPU time no other process wants, so a
-# watcher never delays an action on a shared host) or a nice value from 0 to 19.
-case "$STREAM_PRIORITY" in
-  idle)
-    if command -v chrt > /dev/null; then STREAM_SCHED="chrt --idle 0"; else
-      echo "chrt (util-linux) not found: the stream tier runs at nice 19 instead of SCHED_IDLE" >&2
-      STREAM_SCHED="nice -n 19"
-    fi
-    ;;
-  [0-9] | 1[0-9]) STREAM_SCHED="nice -n $STREAM_PRIORITY" ;;
-  *) echo "STREAM_PRIORITY must be idle or a nice value from 0 to 19 (got '$STREAM_PRIORITY')" >&2; exit 2 ;;
+case "$MATCH_WORKERS" in
+  '' | *[!0-9]* | 0) echo "MATCH_WORKERS must be a whole number of at least 1 (got '$MATCH_WORKERS')" >&2; exit 2 ;;
 esac
-export STREAM_SCHED
+# A CPU priority (the setting's name, its value): the command prefix that runs a process at it. idle
+# (SCHED_IDLE: only CPU time no other process wants) or a nice value from 0 to 19.
+sched_for() {
+  case "$2" in
+    idle)
+      if command -v chrt > /dev/null; then echo "chrt --idle 0"; else
+        echo "chrt (util-linux) not found: $1=idle runs at nice 19 instead of SCHED_IDLE" >&2
+        echo "nice -n 19"
+      fi
+      ;;
+    [0-9] | 1[0-9]) echo "nice -n $2" ;;
+    *) echo "$1 must be idle or a nice value from 0 to 19 (got '$2')" >&2; return 2 ;;
+  esac
+}
+# The stream tier at idle: a watcher never delays an action on a shared host. The matches' workers at idle:
+# a match is work nobody waits for, so it never delays a person's action nor a person's bot.
+STREAM_SCHED="$(sched_for STREAM_PRIORITY "$STREAM_PRIORITY")" || exit 2
+MATCH_SCHED="$(sched_for MATCH_PRIORITY "$MATCH_PRIORITY")" || exit 2
+export STREAM_SCHED MATCH_SCHED
 # The bot workers' nice value: the API's requests (people waiting on an answer) get the CPU before bot turns
 # (a match's, an expert's think) when the two share a host.
 WORKER_PRIORITY="${WORKER_PRIORITY:-10}"

@@ -1,10 +1,11 @@
 """`python -m workers`: one RQ worker for the bot queues (JSON serializer), with its scheduler and keeper.
 
 It takes jobs from the queues named in BOT_QUEUES (comma-separated, in the order it takes them; default
-`bots,bots-expert`: the random and greedy bots' turns first, then the experts'). `make run` also runs
-one worker with BOT_QUEUES=bots only, so that the quick bots keep their pace while every other worker
-thinks for an expert (docs/operations.md, "Expert bots"); WORKER_SCHEDULER=off leaves the RQ scheduler
-to the other workers.
+`bots,bots-expert,bots-match`: people's random and greedy bots' turns first, then the experts', then those of
+matches' games). `make run` runs its workers on `bots,bots-expert`, one more with BOT_QUEUES=bots only, so
+that the quick bots keep their pace while every other worker thinks for an expert (docs/operations.md, "Expert
+bots"; WORKER_SCHEDULER=off leaves the RQ scheduler to the other workers), and its matches' workers on
+`bots-match` at idle CPU priority (docs/operations.md, "Matches' workers").
 
 The RQ scheduler (a child process) moves jobs whose retry is due back to the queue; the keeper
 (three threads) beats this worker's liveness, runs the reconciler at start and every few seconds, and

@@ -41,7 +41,6 @@ from service.ops import metrics
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.matches import Matches
-from service.play.seats import controller_of
 from service.storage.turn_queue import BOT_QUEUE, RQDispatcher, bot_job_id, timeout_job_id
 from service.upkeep.lifecycle import Lifecycle, SweepOutcome
 
@@ -84,7 +83,7 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
         return None
     service.turns.offer_turns(loaded, wake=True)
     bot = loaded.bot_to_act()
-    queue = controller_of(bot).turn_queue if bot is not None else None
+    queue = loaded.turn_queue_of(bot) if bot is not None else None
     return Waiting(
         loaded.version,
         queue is not None,

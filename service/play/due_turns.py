@@ -67,13 +67,13 @@ class BotChain:
         bot = loaded.bot_to_act()
         if bot is None or played >= self.max_turns:
             return None
-        controller = controller_of(bot)
-        if self.lane is not None and controller.turn_queue != self.lane:
-            return None  # that bot's turn is for the other queue's workers
-        action = controller.decide(loaded.snap, bot.seat, self.think_ms_max)
+        lane = loaded.turn_queue_of(bot)
+        if self.lane is not None and lane != self.lane:
+            return None  # that bot's turn is for another queue's workers
+        action = controller_of(bot).decide(loaded.snap, bot.seat, self.think_ms_max)
         if action is None:
             return None  # decided elsewhere: its turn is on its own queue
-        self.lane = controller.turn_queue
+        self.lane = lane
         return bot.seat, action, None
 
     def done(self, loaded: LoadedGame, seat: int) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from domain import engine
 from service.play.errors import Unauthorized
 from service.play.seats import Seat, controller_of
+from service.storage.keys import BOT_QUEUE, MATCH_QUEUE
 
 CALL_GRACE_SECONDS = 3  # how long a bot due waits while a person may act out of turn (a Go5 call)
 
@@ -66,6 +67,13 @@ class LoadedGame:
     def seat_for_token(self, token: str) -> int:
         """The seat whose token this is; Unauthorized otherwise (constant-time comparison with every seat's)."""
         return seat_of_token(token, self.token_digests)
+
+    def turn_queue_of(self, seat: Seat) -> str | None:
+        """The queue a seat's due turn goes on: its controller's (service/play/seats.py), except that in a match's
+        game the quick house bots play on MATCH_QUEUE: nobody waits for them, and `make run` plays that queue on
+        workers that take only the CPU no one else wants (docs/operations.md, "Matches' workers")."""
+        queue = controller_of(seat).turn_queue
+        return MATCH_QUEUE if queue == BOT_QUEUE and self.place is not None else queue
 
     def bot_to_act(self) -> Seat | None:
         """The first seat that may act now whose turn the service asks for (a bot's), if any."""

@@ -65,7 +65,7 @@ class TurnScheduler:
         reconciler cover it)."""
         try:
             bot = loaded.bot_to_act()
-            queue = controller_of(bot).turn_queue if bot is not None else None
+            queue = loaded.turn_queue_of(bot) if bot is not None else None
             if queue is not None:
                 # the waiting index, the net under the job: first (at once), or behind the job (workers); a crash
                 # between the two leaves a waiting game without a job, or a job whose index entry the reconciler

@@ -26,8 +26,9 @@ GAME_COUNTS_KEY = "stats:games"  # service/storage/game_counts.py
 WAITING_KEY = "bots:waiting"  # service/storage/turn_queue.py
 
 BOT_QUEUE = "bots"  # the RQ queue of random and greedy bots, and of turn timeouts ...
-EXPERT_QUEUE = "bots-expert"  # ... and of expert bots
-BOT_QUEUES = (BOT_QUEUE, EXPERT_QUEUE)  # the order a worker on both takes jobs in: the quick bots first
+EXPERT_QUEUE = "bots-expert"  # ... of expert bots ...
+MATCH_QUEUE = "bots-match"  # ... and of the quick bots of matches' games (service/play/loaded_game.py)
+BOT_QUEUES = (BOT_QUEUE, EXPERT_QUEUE, MATCH_QUEUE)  # the order a worker on all takes them in: people's bots first
 
 
 def game_key(game_id: str, name: str) -> str:

@@ -7,12 +7,14 @@ Keys (outside the games' hash tags):
                  find turns that have no job.
                  It lives with the event store (REDIS_URL; one key, each command or script touches only it,
                  so a Redis Cluster is fine): it is the durable record of due turns, jobs are made from it.
-  rq:…           RQ's own keys for the queues "bots" (random and greedy bots, turn timeouts) and
-                 "bots-expert" (expert bots), on the queue's plain Redis (QUEUE_REDIS_URL).
+  rq:…           RQ's own keys for the queues "bots" (random and greedy bots, turn timeouts), "bots-expert"
+                 (expert bots) and "bots-match" (matches' random and greedy bots), on the queue's plain Redis
+                 (QUEUE_REDIS_URL).
 
-A bot turn goes on the queue its seat's controller names (service/play/seats.py): experts think for up to a couple of
-seconds a move, so they have a queue of their own and the other bots keep their pace while experts
-think (docs/operations.md, "Expert bots").
+A bot turn goes on the queue its seat's controller names (service/play/seats.py), a match's quick bots on
+"bots-match" (LoadedGame.turn_queue_of): experts think for up to a couple of seconds a move, so they have a
+queue of their own and the other bots keep their pace while experts think (docs/operations.md, "Expert
+bots"); a match is work nobody waits for, played by workers that take only spare CPU.
 
 Turn timeouts (games with `turn_seconds`) are jobs on the same queue, scheduled with RQ's scheduler
 (`rq:scheduled:bots`) one per (game, version) at which a human is to act, and deleted from the
@@ -38,6 +40,7 @@ from rq.serializers import JSONSerializer
 from service.storage.keys import BOT_QUEUE as BOT_QUEUE
 from service.storage.keys import BOT_QUEUES as BOT_QUEUES
 from service.storage.keys import EXPERT_QUEUE as EXPERT_QUEUE
+from service.storage.keys import MATCH_QUEUE as MATCH_QUEUE
 from service.storage.keys import WAITING_KEY as WAITING_KEY
 from service.storage.redis_clients import StoreClient
 

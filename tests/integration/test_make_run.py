@@ -453,7 +453,7 @@ def test_stopping_make_run_leaves_no_process_and_no_scheduler_lock(tmp_path: Pat
         schedulers = descendants_of(run.pid("worker:worker-0")) | descendants_of(run.pid("worker:worker-1"))
         assert schedulers, "one worker's scheduler runs as its child"
         status = run.ctl("status")  # as docs/operations.md shows it
-        for name in ("api", "redis", "worker:worker-0", "worker:worker-1", "bot-worker"):
+        for name in ("api", "redis", "worker:worker-0", "worker:worker-1", "bot-worker", "match-worker:match-worker-0"):
             assert re.search(rf"^{re.escape(name)} +RUNNING +pid \d+", status, re.MULTILINE), status
         children = run.descendants()
         assert len(children) >= 8, children  # bash, supervisord, redis, 2 workers, a scheduler, gunicorn and its 2

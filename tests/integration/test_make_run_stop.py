@@ -26,7 +26,7 @@ from tests.integration.test_make_run import MakeRun, alive, descendants_of, star
 
 pytestmark = pytest.mark.integration
 STOP_BOUND_SECONDS = 10.0  # issue 28: a worker is gone within 10 s of SIGTERM, or of its supervisor's death
-WORKER_PROGRAMS = ("worker:worker-0", "worker:worker-1", "bot-worker")
+WORKER_PROGRAMS = ("worker:worker-0", "worker:worker-1", "bot-worker", "match-worker:match-worker-0")
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def frozen_redis_run(tmp_path: Path) -> Iterator[tuple[MakeRun, subprocess.Popen
     everything = run.descendants()
     try:
         # a worker forks RQ's scheduler once it has the scheduler's lock: wait for one to run
-        wait_until(lambda: len(workers_and_schedulers(run)) >= 4, 60, "the workers and an RQ scheduler to run")
+        wait_until(lambda: len(workers_and_schedulers(run)) >= 5, 60, "the workers and an RQ scheduler to run")
         yield run, redis_process
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -64,7 +64,7 @@ def test_stopping_make_run_stops_every_worker_by_itself_while_redis_does_not_ans
     stop_make_run(run)
     assert not [pid for pid in workers if alive(pid)]
     log = (run.var / "run" / "supervisord.log").read_text()
-    for name in ("worker-0", "worker-1", "bot-worker"):
+    for name in ("worker-0", "worker-1", "bot-worker", "match-worker-0"):
         assert re.search(rf"stopped: {name} \(exit status \d+\)", log), f"{name} did not stop by itself:\n{log}"
 
 
@@ -73,7 +73,7 @@ def test_the_workers_leave_when_supervisord_is_killed_while_redis_does_not_answe
 ) -> None:
     run, redis_process = frozen_redis_run
     workers = workers_and_schedulers(run)
-    assert len(workers) >= 4, "three workers and at least one RQ scheduler"
+    assert len(workers) >= 5, "four workers and at least one RQ scheduler"
     supervisord = int((run.var / "run" / "supervisord.pid").read_text())
     redis_process.send_signal(signal.SIGSTOP)
     os.kill(supervisord, signal.SIGKILL)

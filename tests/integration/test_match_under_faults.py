@@ -1,5 +1,6 @@
 """A 100-deal Golf match under `make run` (issue "Matches and a ladder", Done when): `random`, `greedy`, `expert`
-and a registered bot played by the bridge (`--level greedy`), with a worker SIGKILLed during it. It finishes; its
+and a registered bot played by the bridge (`--level greedy`), with a worker SIGKILLed during it (one of those
+that play matches' quick bots). It finishes; its
 record verifies offline; `expert` beats `random` with the interval clear of 0; the remote greedy and the house
 greedy are not told apart (their paired interval holds 0); no game was started twice; the ladder orders
 `random` below the others and `python -m workers.ladder rebuild` gives it again byte for byte.
@@ -34,6 +35,7 @@ Z_95, Z_999 = 1.96, 3.29  # the match's interval is 95%; two equal players fall 
 # player of about its own strength (the expert at 20 ms, the house greedy), so that the two greedies are compared
 # on equal terms. With the house greedy after `random` the two differed by about that much and the test failed.
 ENTRANTS = [{"level": "random"}, {"level": "expert"}, {"level": "greedy"}, {"bot": "remote-greedy"}]
+MATCH_WORKER = "match-worker:match-worker-0"
 SETTINGS = {
     "READS_PER_SECOND": "0",
     "EXPERT_THINK_MS_MAX": "20",  # a quick expert: still far better than random, and the match fits in the suite
@@ -73,9 +75,9 @@ def test_a_100_deal_golf_match_survives_a_killed_worker_and_its_record_verifies(
             return found
 
         wait_until(lambda: games_finished() >= 40, 300, "a tenth of the match")
-        worker = run.pid("worker:worker-0")
-        run.ctl("signal", "KILL", "worker:worker-0")
-        wait_until(lambda: run.pid("worker:worker-0") != worker, 60, "the killed worker to be started again")
+        worker = run.pid(MATCH_WORKER)  # one of the workers that play the match's quick bots (bots-match)
+        run.ctl("signal", "KILL", MATCH_WORKER)
+        wait_until(lambda: run.pid(MATCH_WORKER) != worker, 60, "the killed worker to be started again")
         wait_until(lambda: call("GET", url)[1]["status"] == "finished", 900, "the match to finish")
         view = call("GET", url)[1]
 

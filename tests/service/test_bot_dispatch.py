@@ -33,7 +33,7 @@ from service.play.game_service import (
     GameService,
     LoadedGame,
 )
-from service.storage.keys import ACTIVE_KEY, FINISHED_KEY, GAME_COUNTS_KEY
+from service.storage.keys import ACTIVE_KEY, FINISHED_KEY, GAME_COUNTS_KEY, MATCH_QUEUE
 from service.storage.outcomes import StoreUnavailable
 from service.storage.redis_store import RedisStore
 from service.storage.turn_queue import (
@@ -501,13 +501,17 @@ def test_one_worker_plays_a_match_in_one_job_a_deal(
     behind: bool,
 ) -> None:
     """As the workers play it (their best-effort notes written behind the jobs) or with every note written at once:
-    the same games, indexes, counts and waiting index in the end."""
+    the same games, indexes, counts and waiting index in the end. A match's quick bots play on the matches' own
+    queue (`bots-match`), none of them on the people's (`bots`)."""
     store_client = fakeredis.FakeRedis(server=server, decode_responses=True)
     services = build_services(
         {}, redis_client=store_client, dispatcher=RQDispatcher(queue_client), writes_behind=behind
     )
     match = services.matches.create("golf", [{"level": "greedy"}, {"level": "random"}], 3, {"rounds": 1})
-    assert len(queued_ids(queue)) == 3, "each deal's first game queued"
+    people = queue
+    queue = Queue(MATCH_QUEUE, connection=queue_client, serializer=JSONSerializer)
+    assert len(queued_ids(queue)) == 3, "each deal's first game queued on the matches' queue"
+    assert queued_ids(people) == []
     monkeypatch.setattr("workers.bot_turns.game_service", lambda: services.games)
     monkeypatch.setattr("workers.bot_turns.dispatcher", lambda: services.dispatcher)
     monkeypatch.setattr("workers.bot_turns.CHAIN_SECONDS", 60.0)  # time enough for a deal whatever the machine
@@ -517,6 +521,7 @@ def test_one_worker_plays_a_match_in_one_job_a_deal(
     assert FinishedJobRegistry(queue=queue).count == 3, "each deal's second game played by its first game's job"
     assert services.games.best_effort.flush()
     assert queued_ids(queue) == [] and waiting(queue_client) == {}
+    assert queued_ids(people) == [] and FinishedJobRegistry(queue=people).count == 0
     games = {game["game_id"] for game in view["games"]}
     assert set(store_client.zrange(FINISHED_KEY, 0, -1)) == games and store_client.zcard(ACTIVE_KEY) == 0
     assert store_client.hgetall(GAME_COUNTS_KEY) == {"started:golf": "6", "finished:golf": "6"}

@@ -23,9 +23,10 @@ from service.bootstrap import game_service
 from service.play import seats as seat_registry
 from service.play.due_turns import play_bot_turns
 from service.play.game_service import GameService
+from service.play.loaded_game import MatchPlace
 from service.play.seats import ThinkCapError, think_ms_max_from_env
 from service.storage.redis_store import RedisStore
-from service.storage.turn_queue import BOT_QUEUE, EXPERT_QUEUE, RQDispatcher, bot_job_id
+from service.storage.turn_queue import BOT_QUEUE, EXPERT_QUEUE, MATCH_QUEUE, RQDispatcher, bot_job_id
 from tests.conftest import RecordingDispatcher
 from workers.__main__ import queue_names
 from workers.reconcile import Reconciler, waiting_for
@@ -64,6 +65,25 @@ def test_an_expert_turn_goes_on_the_expert_queue_and_a_chain_stops_at_the_other_
     assert after.version == game["version"] + 1, "the chain stopped at the greedy bot"
     assert after.bot_to_act() is not None and after.bot_to_act().level == "greedy"  # type: ignore[union-attr]
     assert job_ids(server, BOT_QUEUE) == [bot_job_id(game["id"], after.version)]
+
+
+def test_a_matchs_quick_bots_play_on_the_matches_queue_and_its_expert_on_the_experts(
+    server: fakeredis.FakeServer,
+) -> None:
+    """In a match's game the greedy bot's turns go on `bots-match` (work nobody waits for, on workers that take only
+    spare CPU), the expert's stay on `bots-expert`; the chain stops where the queue changes, and the reconciler
+    asks for a lost turn on the same queue."""
+    service = make_service(server)
+    place = MatchPlace("m1", 0, 0)
+    game = service.create_game("golf", EXPERT_FIRST, ONE_ROUND, seed="deal-0", game_id="m1-0-0", place=place)
+    assert job_ids(server, EXPERT_QUEUE) == [bot_job_id("m1-0-0", game["version"])]
+    assert play_bot_turns(service, "m1-0-0", game["version"]) == "played"
+    after = service.repository.load("m1-0-0")
+    assert after.version == game["version"] + 1, "the chain stopped at the greedy bot"
+    assert job_ids(server, MATCH_QUEUE) == [bot_job_id("m1-0-0", after.version)]
+    assert job_ids(server, BOT_QUEUE) == []
+    waiting = waiting_for(service, "m1-0-0")
+    assert waiting is not None and waiting.queue == MATCH_QUEUE
 
 
 def test_the_reconciler_requeues_a_lost_expert_turn_onto_the_expert_queue(server: fakeredis.FakeServer) -> None:
@@ -160,9 +180,9 @@ def test_the_think_cap_defaults_to_two_seconds_and_follows_the_setting() -> None
 
 
 def test_a_worker_takes_the_quick_bots_first_and_refuses_unknown_queues() -> None:
-    """`python -m workers` reads BOT_QUEUES: by default both queues, the quick bots' first (RQ takes
-    jobs from its queues in order); a queue that is no bot queue, or one named twice, is refused."""
-    assert queue_names(None) == [BOT_QUEUE, EXPERT_QUEUE]
+    """`python -m workers` reads BOT_QUEUES: by default every queue, people's quick bots first and matches' last
+    (RQ takes jobs from its queues in order); a queue that is no bot queue, or one named twice, is refused."""
+    assert queue_names(None) == [BOT_QUEUE, EXPERT_QUEUE, MATCH_QUEUE]
     assert queue_names(" bots ") == [BOT_QUEUE]
     assert queue_names("bots-expert,bots") == [EXPERT_QUEUE, BOT_QUEUE]
     for setting in ("default", "bots,bots", ",", "bots;bots-expert"):

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from bench.procs import WORKER_PRIORITY
+from bench.procs import MATCH_PRIORITY, WORKER_PRIORITY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,6 +68,7 @@ NICE = "a nice value from 0 to 19"
     ("setting", "value", "message"),
     [
         *[("STREAM_PRIORITY", value, f"must be idle or {NICE}") for value in ("fast", "20", "-1", "5x")],
+        *[("MATCH_PRIORITY", value, f"must be idle or {NICE}") for value in ("slow", "20", "-1", "5x")],
         *[("WORKER_PRIORITY", value, f"must be {NICE}") for value in ("idle", "20", "-1", "5x")],
     ],
 )
@@ -80,9 +81,21 @@ def test_a_priority_that_is_not_one_is_refused(setting: str, value: str, message
     assert not (tmp_path / "var" / "run").exists(), "nothing was started"
 
 
+@pytest.mark.parametrize("setting", ["WORKERS", "MATCH_WORKERS", "STREAM_WORKERS"])
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_a_count_of_processes_that_is_not_one_is_refused(setting: str, value: str, tmp_path: Path) -> None:
+    env = {**os.environ, setting: value, "VAR_DIR": str(tmp_path / "var"), "PORT": "18000"}
+    env.pop("REDIS_URL", None)
+    run = run_script(env)
+    assert run.returncode == 2, run.stderr
+    assert f"{setting} must be a whole number of at least 1 (got '{value}')" in run.stderr
+    assert not (tmp_path / "var" / "run").exists(), "nothing was started"
+
+
 def test_the_bench_starts_its_workers_at_make_runs_worker_priority() -> None:
     script = (ROOT / "scripts" / "run.sh").read_text()
     assert f'WORKER_PRIORITY="${{WORKER_PRIORITY:-{WORKER_PRIORITY}}}"' in script
+    assert f'MATCH_PRIORITY="${{MATCH_PRIORITY:-{MATCH_PRIORITY}}}"' in script
 
 
 @pytest.mark.parametrize("setting", ["PORT", "STREAM_PORT", "REDIS_PORT"])
