@@ -2,10 +2,10 @@
 the open loop's actions while a long match runs.
 
 `match_turns_per_s`: a Golf match (one round) of the entrants `greedy` and `random` (LEVELS), played by the RQ
-workers as `make run` starts them for matches (BOT_WORKERS of them, on the matches' queue, at MATCH_PRIORITY), its
+workers as `make run` starts them for matches (MATCH_WORKERS of them, on the matches' queue, at MATCH_PRIORITY), its
 games' moves (records with a seat as actor) over the span from its first move to its last: the match's own pacing (a
 deal's games one after another, MATCH_DEALS_AT_ONCE deals at once) is part of it. Floor: `python -m workers.simulate
---duplicate --jobs J` (J = BOT_WORKERS) on the same number of deals, in the same run. `simulate` cannot take the
+--duplicate --jobs J` (J = MATCH_WORKERS) on the same number of deals, in the same run. `simulate` cannot take the
 match's deal seeds (C-8: HMAC of the match seed; it seeds deal d with `<prefix>-<d>`), so the two play as many deals
 of the same game, not the same deals: turns a second do not hang on which cards are dealt beyond the games' lengths,
 which the note gives for both. DEALS is large enough that both rates are a steady pace: at 40 deals `simulate` spent
@@ -26,9 +26,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bench import openloop
-from bench.bots import WORKERS as BOT_WORKERS
 from bench.openloop import Connections
-from bench.procs import MATCH_PRIORITY, Processes, Server
+from bench.procs import MATCH_PRIORITY, Processes, Server, match_workers_default
 from bench.records import is_seat, record_time
 from bench.report import Figure, Target
 from service.storage.event_store import EventStore
@@ -43,6 +42,7 @@ LEVELS = ("greedy", "random")
 DEALS = 200  # match_turns_per_s: 400 games, about 7,500 moves
 LOAD_DEALS = 200  # the match beside the open loop: longer than the loop runs
 TURNS_TARGET = Target(">=", 0.5)
+MATCH_WORKERS = match_workers_default()  # as `make run` starts them on this machine: J
 RUNS = 3  # matches and simulate runs, taken in turns: on a shared host one run of either can be a third off
 TIMEOUT = 600.0
 
@@ -107,12 +107,12 @@ def turns_figure(procs: Processes, api: Server, store: EventStore) -> Figure:
     for _ in range(RUNS):
         moves, rate, games = match_rate(procs, api, store)
         served.append(rate)
-        floor, floor_turns = simulated_rate(DEALS, BOT_WORKERS)
+        floor, floor_turns = simulated_rate(DEALS, MATCH_WORKERS)
         simulated.append(floor)
     note = (
         f"{DEALS} deals x {len(LEVELS)} entrants ({', '.join(LEVELS)}) = {games} Golf games of one round, "
-        f"{moves} moves ({moves / games:.1f} a game), {BOT_WORKERS} RQ workers; floor: simulate --duplicate --jobs "
-        f"{BOT_WORKERS} on {DEALS} deals of its own seeds ({floor_turns:.1f} turns a game); median of {RUNS} runs "
+        f"{moves} moves ({moves / games:.1f} a game), {MATCH_WORKERS} RQ workers; floor: simulate --duplicate --jobs "
+        f"{MATCH_WORKERS} on {DEALS} deals of its own seeds ({floor_turns:.1f} turns a game); median of {RUNS} runs "
         f"each, taken in turns: served {_rates(served)}, simulated {_rates(simulated)}"
     )
     return Figure(
@@ -121,7 +121,7 @@ def turns_figure(procs: Processes, api: Server, store: EventStore) -> Figure:
 
 
 def match_rate(procs: Processes, api: Server, store: EventStore) -> tuple[int, float, int]:
-    """One match of DEALS deals played by BOT_WORKERS workers started for it: its moves, their rate, its games."""
+    """One match of DEALS deals played by MATCH_WORKERS workers started for it: its moves, their rate, its games."""
     match_id = asyncio.run(start_match(api.port, DEALS))  # its first games queue their turns before any worker
     workers = start_match_workers(procs, "match-worker")
     try:
@@ -135,8 +135,8 @@ def match_rate(procs: Processes, api: Server, store: EventStore) -> tuple[int, f
 
 
 def start_match_workers(procs: Processes, name: str) -> list[subprocess.Popen[bytes]]:
-    """BOT_WORKERS workers for matches' games, as `make run` starts its match workers (one a core there)."""
-    return procs.start_workers(BOT_WORKERS, name, MATCH_PRIORITY, BOT_QUEUES=MATCH_QUEUE)
+    """MATCH_WORKERS workers for matches' games, as `make run` starts its match workers."""
+    return procs.start_workers(MATCH_WORKERS, name, MATCH_PRIORITY, BOT_QUEUES=MATCH_QUEUE)
 
 
 def _rates(rates: Sequence[float]) -> str:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start Redis (unless REDIS_URL is given), WORKERS RQ workers (default 1) for people's bots, one more
-# for the random and greedy bots only (all at nice WORKER_PRIORITY, default 10), MATCH_WORKERS (default one a
-# core) for matches' quick bots (at MATCH_PRIORITY, default idle), the API on PORT and the stream tier (the watchers' own gunicorn:
+# for the random and greedy bots only (all at nice WORKER_PRIORITY, default 10), MATCH_WORKERS (default one more
+# than the cores) for matches' quick bots (at MATCH_PRIORITY, default idle), the API on PORT and the stream tier (the watchers' own gunicorn:
 # STREAM_PORT, default PORT + 1; STREAM_WORKERS processes, default half the cores rounded up; at
 # STREAM_PRIORITY, default idle) under supervisord (scripts/supervisord.conf), which starts again any child
 # that dies; Ctrl-C or SIGTERM stops them all.
@@ -23,7 +23,7 @@ export STREAM_PORT="${STREAM_PORT:-$((PORT + 1))}"
 # The stream tier (watchers, bots waiting for turns) follows the machine: half its cores, rounded up.
 CORES="$(nproc 2> /dev/null || getconf _NPROCESSORS_ONLN 2> /dev/null || echo 1)"
 export STREAM_WORKERS="${STREAM_WORKERS:-$(((CORES + 1) / 2))}"
-export MATCH_WORKERS="${MATCH_WORKERS:-$CORES}"
+export MATCH_WORKERS="${MATCH_WORKERS:-$((CORES + 1))}"
 MATCH_PRIORITY="${MATCH_PRIORITY:-idle}"
 STREAM_PRIORITY="${STREAM_PRIORITY:-idle}"
 VAR_DIR="${VAR_DIR:-var}"

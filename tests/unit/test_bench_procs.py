@@ -35,3 +35,13 @@ def test_the_stream_tier_runs_a_process_for_every_two_cores(
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
     assert procs.stream_workers_default() == processes
     assert procs.stream_workers_default(cores) == processes
+
+
+@pytest.mark.parametrize(("cores", "processes"), [(1, 2), (2, 3), (8, 9), (None, 2)])
+def test_the_matches_workers_are_one_more_than_the_cores(
+    monkeypatch: pytest.MonkeyPatch, cores: int | None, processes: int
+) -> None:
+    """As scripts/run.sh's MATCH_WORKERS default (None: the count is unknown, taken as one core)."""
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert procs.match_workers_default() == processes
+    assert 'MATCH_WORKERS="${MATCH_WORKERS:-$((CORES + 1))}"' in (procs.ROOT / "scripts" / "run.sh").read_text()
