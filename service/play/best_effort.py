@@ -24,7 +24,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -52,11 +52,6 @@ class _OneByOne:
 
     def mark(self, label: str) -> None:
         return None
-
-
-@contextlib.contextmanager
-def one_by_one() -> Iterator[Batch]:
-    yield _OneByOne()
 
 
 class Gatherer(Protocol):
@@ -161,7 +156,8 @@ class BestEffort:
         """The writes, gathered into one round trip; each failure logged."""
         if not writes:
             return
-        with self._gatherer.gathering() if self._gatherer is not None else one_by_one() as batch:
+        together = self._gatherer.gathering() if self._gatherer is not None else contextlib.nullcontext(_OneByOne())
+        with together as batch:
             for what, write, args in writes:
                 batch.mark(what)
                 write_now(what, write, *args)

@@ -78,12 +78,9 @@ class Gathered:
         if not self._commands:
             return
         try:
-            replies = self._pipe.execute(raise_on_error=False)
-        except Exception as error:  # Redis cannot be reached: every write of the block failed
-            self.failures = self._all_failed(error, len(self._commands))
+            replies = self._execute(len(self._commands))
+        except Exception:  # Redis cannot be reached: every write of the block failed
             return
-        finally:
-            self._pipe.reset()
         self._keep_failures(replies)
 
     def send_with(self, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
@@ -92,18 +89,27 @@ class Gathered:
         ahead = len(self._commands)
         self.queue(args, options)
         try:
-            *replies, reply = self._pipe.execute(raise_on_error=False)
-        except Exception as error:  # nothing is known of any of them: the caller learns it of its own command
-            self.failures = self._all_failed(error, ahead)
+            *replies, reply = self._execute(ahead)
+        except Exception:  # nothing is known of any of them: the caller learns it of its own command
             self.log_failures()
             raise
-        finally:
-            self._pipe.reset()
         self._keep_failures(replies)
         self.log_failures()
         if isinstance(reply, Exception):
             raise reply
         return reply
+
+    def _execute(self, writes: int) -> list[Any]:
+        """The pipeline's replies; when it could not be sent, the first `writes` commands' writes failed (the
+        error is kept for each, and raised)."""
+        try:
+            replies: list[Any] = self._pipe.execute(raise_on_error=False)
+            return replies
+        except Exception as error:
+            self.failures = self._all_failed(error, writes)
+            raise
+        finally:
+            self._pipe.reset()
 
     def log_failures(self) -> None:
         """Log each write that failed (for writes sent ahead of another command: nobody else hears of them)."""
