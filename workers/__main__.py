@@ -44,7 +44,7 @@ from rq import Queue, SimpleWorker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.ops import logs
+from service.ops import heap, logs
 from service.play.seats import ThinkCapError
 from service.storage.redis_clients import RedisSettingsError
 from service.storage.turn_queue import BOT_QUEUES
@@ -155,6 +155,7 @@ def main() -> None:
     queues = [BotQueue(name, connection=connection, serializer=JSONSerializer) for name in names]
     reconciler = Reconciler(dispatcher(), functools.partial(waiting_for, game_service()))
     keeper = Keeper(dispatcher().connection, reconciler, lifecycle=lifecycle, matches=services().matches)
+    heap.freeze_what_startup_built()
     failures = 0
     last: BotWorker | None = None
     try:

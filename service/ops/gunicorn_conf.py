@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from service.ops import logs, metrics
+from service.ops import heap, logs, metrics
 
 # gevent: each request is a greenlet, so open live streams and long-polls hold no OS thread (they wait
 # on one reader per followed game, service/api/followers.py); up to WORKER_CONNECTIONS open connections a process.
@@ -39,3 +39,8 @@ def child_exit(server: Any, worker: Any) -> None:
 def on_starting(server: Any) -> None:
     """Before the first worker: forget the live gauges of an earlier API's processes that were killed."""
     metrics.forget_dead_processes()
+
+
+def post_worker_init(worker: Any) -> None:
+    """A worker process has loaded the app: freeze what that built, out of the collector's full walks."""
+    heap.freeze_what_startup_built()
