@@ -19,6 +19,7 @@ from service.play.game_history import DISPUTES_PER_SEAT, GameHistory
 from service.play.game_repository import GameRepository
 from service.play.game_service import GameService, utc_now
 from service.play.ladder import Ladders
+from service.play.match_pace import MatchPace, share_percent_from_env
 from service.play.matches import Matches
 from service.play.matches import settings_from_env as match_settings_from_env
 from service.play.ports import Clock, TurnDispatcher
@@ -170,6 +171,7 @@ def game_service(
         clock,
         Bots(store.bots, clock, bots_max if bots_max is not None else bots_max_from_env()),
         best_effort,
+        MatchPace(store.counts, share_percent_from_env()),
     )
 
 

@@ -4,7 +4,8 @@ A job plays for about CHAIN_SECONDS in all. When its chain makes another game's 
 (a match's next game, started when this one ended), that turn is claimed for the job's worker rather than
 queued (service/storage/turn_queue.py, FollowUps), and the job plays it itself while time is left: one RQ job
 then plays a run of games, not one job each (RQ's bookkeeping of a job costs about a dozen writes, each waiting
-for its fsync). A claimed turn the job has no time left for is queued for any worker.
+for its fsync). A claimed turn the job has no time left for is queued for any worker. On the matches' queue,
+a job rests after each game's turns while people play (service/play/match_pace.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from rq.job import Job
 
 from service.play.due_turns import CHAIN_SECONDS, play_bot_turns
 from service.play.game_service import GameService
-from service.storage.keys import BOT_QUEUE
+from service.storage.keys import BOT_QUEUE, MATCH_QUEUE
 from service.storage.turn_queue import QueuedTurn, RQDispatcher
 from workers.context import dispatcher, game_service
 
@@ -33,13 +34,16 @@ def play_bot_chain(game_id: str, version: int) -> str:
     deadline = time.monotonic() + CHAIN_SECONDS
     if job is None or not job.worker_name:  # run outside a worker: nobody to claim the turns it makes due for
         return play_bot_turns(games, game_id, version, due_at=_queued_at(job))
-    with queue.follow_ups.noting(job.origin or BOT_QUEUE, job.worker_name) as made_due:
+    lane = job.origin or BOT_QUEUE
+    with queue.follow_ups.noting(lane, job.worker_name) as made_due:
+        started = time.monotonic()
         try:
             outcome = play_bot_turns(games, game_id, version, due_at=_queued_at(job))
         except BaseException:
             _release(queue, made_due)
             raise
         log.info("bot turn %s@%s: %s", game_id, version, outcome)
+        yield_to_people(games, lane, started)
         play_made_due(games, queue, made_due, deadline)
     return outcome
 
@@ -54,15 +58,24 @@ def play_made_due(games: GameService, queue: RQDispatcher, made_due: list[Queued
     played = 0
     try:
         while made_due and (left := deadline - time.monotonic()) > 0:
-            turn = made_due[0]
+            turn, started = made_due[0], time.monotonic()
             outcome = play_bot_turns(games, turn.game_id, turn.version, max_seconds=left, due_at=turn.at)
             made_due.pop(0)
             log.info("bot turn %s@%s (claimed by this job): %s", turn.game_id, turn.version, outcome)
             played += 1
+            yield_to_people(games, turn.queue, started)
     except Exception:
         log.exception("bot turn %s@%s, claimed by this job, failed: queueing it again", *made_due[0][:2])
     _release(queue, made_due)
     return played
+
+
+def yield_to_people(games: GameService, lane: str, started: float) -> float:
+    """After turns played since `started` (time.monotonic()) on `lane`: a match's rest while people play
+    (service/play/match_pace.py); the seconds rested."""
+    if lane != MATCH_QUEUE:
+        return 0.0
+    return games.match_pace.rest_after(time.monotonic() - started)
 
 
 def _release(queue: RQDispatcher, turns: list[QueuedTurn]) -> None:

@@ -37,6 +37,7 @@ from service.play.errors import (
 from service.play.game_repository import GameRepository
 from service.play.game_view import render
 from service.play.loaded_game import CALL_GRACE_SECONDS, LoadedGame, MatchPlace, token_digest
+from service.play.match_pace import MatchPace
 from service.play.ports import Clock, EventLog, GameCounter, GameNotes, epoch_of
 from service.play.seats import Seat, controller_of, new_seat
 from service.play.turn_scheduler import TurnScheduler
@@ -73,12 +74,14 @@ class GameService:
         clock: Clock = utc_now,
         bots: Bots | None = None,
         best_effort: BestEffort | None = None,
+        match_pace: MatchPace | None = None,
     ) -> None:
         """`store`: the games' events and headers; `index`: where games are noted by their stage of life;
         `counts`: games counted as they start and finish; `think_ms_max`: the cap on an expert's think time a
         move; `event_limits`: a new game's default and largest `max_events` (C-9); `bots`: the registered bots
         (None: no seat may name one); `best_effort`: how the notes no move waits for are written (the game's
-        start and end in the index, the counts; default: at once)."""
+        start and end in the index, the counts; default: at once); `match_pace`: how a match's games yield to
+        people's (service/play/match_pace.py; default: its default share)."""
         self.store = store
         self.repository = repository
         self.index = index
@@ -89,6 +92,7 @@ class GameService:
         self.counts = counts
         self.bots = bots
         self.best_effort = best_effort or BestEffort()
+        self.match_pace = match_pace or MatchPace(counts)
         self.when_ended: list[Callable[[LoadedGame], None]] = []  # told of each game this process ends
 
     # ------------------------------------------------------------ create
@@ -190,7 +194,10 @@ class GameService:
         An unknown game (GameNotFound) is refused before a missing or foreign token (Unauthorized), and
         both from the game's meta alone: the game is loaded only for a token of one of its seats."""
         seat = self.seat_for_token(game_id, token)
-        return self.submit(game_id, seat, body, expected_version, idempotency_key, self.repository.load(game_id))
+        loaded = self.repository.load(game_id)
+        if loaded.place is None:  # a match's own games are not people's
+            self.match_pace.person_acted(self.best_effort)
+        return self.submit(game_id, seat, body, expected_version, idempotency_key, loaded)
 
     def seat_for_token(self, game_id: str, token: str | None) -> int:
         """The seat `token` acts for in the game: one of its seats' own tokens, else a registered bot's

@@ -91,10 +91,16 @@ class GameNotes(Protocol):
 
 
 class GameCounter(Protocol):
-    """Games counted as they start and finish, for the metrics."""
+    """Games counted as they start and finish, for the metrics; and whether people are playing now."""
 
     def count_game(self, game: str, moment: str) -> None:
         """Count a game of type `game` that has `moment` (started, finished)."""
+
+    def note_people_playing(self, seconds: float) -> None:
+        """Note that people are playing, for `seconds` from now."""
+
+    def people_playing(self) -> bool:
+        """Whether people acted within the time their last note gave."""
 
 
 class TurnDispatcher(Protocol):

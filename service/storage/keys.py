@@ -23,6 +23,7 @@ ACTIVE_KEY = "games:active"  # service/storage/game_index.py
 FINISHED_KEY = "games:finished"
 UNPACKED_KEY = "games:unpacked"
 GAME_COUNTS_KEY = "stats:games"  # service/storage/game_counts.py
+PEOPLE_PLAYING_KEY = "stats:people-playing"  # there while people play (service/play/match_pace.py)
 WAITING_KEY = "bots:waiting"  # service/storage/turn_queue.py
 
 BOT_QUEUE = "bots"  # the RQ queue of random and greedy bots, and of turn timeouts ...
