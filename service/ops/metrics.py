@@ -62,6 +62,10 @@ BOT_TURN_DELAY = Histogram(
     ["game"],
     buckets=BOT_DELAY_BUCKETS,
 )
+MATCH_RESTS = Counter(
+    "cardtable_match_rest_seconds_total",
+    "Seconds the matches' workers rested after a game's turns while people played (service/play/match_pace.py)",
+)
 RECONCILER_REPAIRS = Counter(
     "cardtable_reconciler_repairs_total",
     "Jobs the reconciler put back: a bot turn or a turn timeout that had no job in hand",

@@ -20,6 +20,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
+from service.ops import metrics
 from service.play.best_effort import BestEffort
 from service.play.ports import GameCounter
 from service.play.settings import whole_setting
@@ -65,6 +66,7 @@ class MatchPace:
         if self.share_percent >= 100 or busy_seconds <= 0 or not self._people_playing():
             return 0.0
         rest = busy_seconds * (100 - self.share_percent) / self.share_percent
+        metrics.MATCH_RESTS.inc(rest)
         self.sleep(rest)
         return rest
 

@@ -385,6 +385,30 @@ def test_metrics_parse_as_prometheus_text_and_move_with_requests_and_bot_turns(m
     assert total(after, "cardtable_store_up") == 1
 
 
+def test_a_match_yields_while_a_person_plays_and_still_finishes(make_run: MakeRun) -> None:
+    """While a person's actions come through the API, the matches' workers rest after each game's turns
+    (service/play/match_pace.py), shown in the metrics; the match finishes all the same."""
+    rested = total(scrape(make_run), "cardtable_match_rest_seconds_total")
+    body = {"game": "golf", "options": {"rounds": 1}, "entrants": [{"level": "greedy"}, {"level": "random"}]}
+    status, match = call("POST", f"{make_run.url}/v1/matches", {**body, "deals": 40})
+    assert status == 201, match
+    _, game_url, tokens = two_human_golf(make_run.url, rounds=9)
+    deadline = time.monotonic() + 60
+    while total(scrape(make_run), "cardtable_match_rest_seconds_total") <= rested:
+        assert time.monotonic() < deadline, "no rest of a match's worker while a person played"
+        found = next_move(game_url, tokens)
+        assert found is not None, "the person's game ended before any rest"
+        token, action, view = found
+        status, answer = act(game_url, token, {**action, "expected_version": view["version"]})
+        assert status == 200, answer
+
+    def finished() -> bool:
+        status, view = call("GET", f"{make_run.url}/v1/matches/{match['id']}")
+        return status == 200 and view["status"] == "finished"
+
+    wait_until(finished, 120, "the match to finish")
+
+
 def golf_change(before: Samples, after: Samples, name: str) -> float:
     """How much golf's samples of `name` grew between two scrapes."""
     return total(after, name, game="golf") - total(before, name, game="golf")

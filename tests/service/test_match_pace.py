@@ -10,6 +10,7 @@ import fakeredis
 import flask
 import pytest
 from flask.testing import FlaskClient
+from prometheus_client import REGISTRY
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
@@ -104,13 +105,20 @@ def pace(share: int = 25) -> tuple[MatchPace, fakeredis.FakeRedis, Clock, Rests]
     return MatchPace(GameCounts(redis), share, clock, rests), redis, clock, rests
 
 
+def rested_in_all() -> float:
+    """The metric of the seconds matches' workers rested, in this process."""
+    return REGISTRY.get_sample_value("cardtable_match_rest_seconds_total") or 0.0
+
+
 def test_a_match_worker_rests_while_people_play_so_its_turns_take_the_share_of_its_time() -> None:
     match_pace, redis, clock, rests = pace(share=25)
+    before = rested_in_all()
     assert match_pace.rest_after(0.02) == 0.0 and rests.taken == [], "nobody plays: flat out"
     redis.set(PEOPLE_PLAYING_KEY, "1")
     clock.now += ASK_SECONDS
     assert match_pace.rest_after(0.02) == pytest.approx(0.06)  # 0.02 of every 0.08 seconds: 25%
     assert rests.taken == [pytest.approx(0.06)]
+    assert rested_in_all() == pytest.approx(before + 0.06), "the rest is counted for the operator"
     redis.delete(PEOPLE_PLAYING_KEY)
     assert match_pace.rest_after(0.01) == pytest.approx(0.03), "asked at most every ASK_SECONDS"
     clock.now += ASK_SECONDS
