@@ -31,6 +31,7 @@ SHARE_PERCENT = 10
 PLAYING_SECONDS = 2.0  # people count as playing this long after an action of theirs ...
 NOTE_SECONDS = 0.5  # ... noted by an API process at most this often
 ASK_SECONDS = 0.5  # a worker asks whether people play at most this often
+REST_MAX_SECONDS = 2.0  # one rest at most (a job's claims and its 60 s timeout stay far off)
 
 
 class MatchPace:
@@ -62,10 +63,10 @@ class MatchPace:
 
     def rest_after(self, busy_seconds: float) -> float:
         """A match's turns took `busy_seconds`: while people play, rest so that they take at most the share of
-        the time; the seconds rested."""
+        the time (REST_MAX_SECONDS at most); the seconds rested."""
         if self.share_percent >= 100 or busy_seconds <= 0 or not self._people_playing():
             return 0.0
-        rest = busy_seconds * (100 - self.share_percent) / self.share_percent
+        rest = min(REST_MAX_SECONDS, busy_seconds * (100 - self.share_percent) / self.share_percent)
         metrics.MATCH_RESTS.inc(rest)
         self.sleep(rest)
         return rest

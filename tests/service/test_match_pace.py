@@ -15,7 +15,14 @@ from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.bootstrap import build_services
-from service.play.match_pace import ASK_SECONDS, NOTE_SECONDS, PLAYING_SECONDS, MatchPace, share_percent_from_env
+from service.play.match_pace import (
+    ASK_SECONDS,
+    NOTE_SECONDS,
+    PLAYING_SECONDS,
+    REST_MAX_SECONDS,
+    MatchPace,
+    share_percent_from_env,
+)
 from service.storage.game_counts import GameCounts
 from service.storage.keys import BOT_QUEUE, MATCH_QUEUE, PEOPLE_PLAYING_KEY
 from service.storage.outcomes import StoreUnavailable
@@ -123,6 +130,12 @@ def test_a_match_worker_rests_while_people_play_so_its_turns_take_the_share_of_i
     assert match_pace.rest_after(0.01) == pytest.approx(0.03), "asked at most every ASK_SECONDS"
     clock.now += ASK_SECONDS
     assert match_pace.rest_after(0.01) == 0.0
+
+
+def test_one_rest_is_bounded() -> None:
+    match_pace, redis, _, rests = pace(share=1)
+    redis.set(PEOPLE_PLAYING_KEY, "1")
+    assert match_pace.rest_after(1.0) == REST_MAX_SECONDS and rests.taken == [REST_MAX_SECONDS]
 
 
 def test_a_share_of_100_percent_never_rests() -> None:
