@@ -54,7 +54,8 @@ sched_for() {
   esac
 }
 # The stream tier at idle: a watcher never delays an action on a shared host. The matches' workers at idle:
-# a match is work nobody waits for, so it never delays a person's action nor a person's bot.
+# a match is work nobody waits for, so it takes only CPU no one else wants (and rests while people play:
+# service/play/match_pace.py).
 STREAM_SCHED="$(sched_for STREAM_PRIORITY "$STREAM_PRIORITY")" || exit 2
 MATCH_SCHED="$(sched_for MATCH_PRIORITY "$MATCH_PRIORITY")" || exit 2
 export STREAM_SCHED MATCH_SCHED

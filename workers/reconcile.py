@@ -82,8 +82,7 @@ def waiting_for(service: GameService, game_id: str) -> Waiting | None:
     except GameNotFound:
         return None
     service.turns.offer_turns(loaded, wake=True)
-    bot = loaded.bot_to_act()
-    queue = loaded.turn_queue_of(bot) if bot is not None else None
+    queue = loaded.bot_queue()
     return Waiting(
         loaded.version,
         queue is not None,

@@ -12,10 +12,8 @@ from __future__ import annotations
 import gc
 
 
-def freeze_what_startup_built() -> int:
-    """Collect once, then move every object left into the collector's permanent generation; returns how many
-    objects are frozen. Call it when a process has built what it keeps (its app, its services), before its
-    first request or job."""
+def freeze_what_startup_built() -> None:
+    """Collect once, then move every object left into the collector's permanent generation. Call it when a
+    process has built what it keeps (its app, its services), before its first request or job."""
     gc.collect()
     gc.freeze()
-    return gc.get_freeze_count()

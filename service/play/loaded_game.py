@@ -75,6 +75,12 @@ class LoadedGame:
         queue = controller_of(seat).turn_queue
         return MATCH_QUEUE if queue == BOT_QUEUE and self.place is not None else queue
 
+    def bot_queue(self) -> str | None:
+        """The queue the turn of the bot to act goes on (`turn_queue_of`); None when no bot acts now or its turn
+        is not queued (a registered bot's)."""
+        bot = self.bot_to_act()
+        return self.turn_queue_of(bot) if bot is not None else None
+
     def bot_to_act(self) -> Seat | None:
         """The first seat that may act now whose turn the service asks for (a bot's), if any."""
         for seat in self.snap.to_act():

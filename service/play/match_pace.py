@@ -16,6 +16,7 @@ the action's own append (no round trip of its own), at most every NOTE_SECONDS a
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -48,15 +49,14 @@ class MatchPace:
         self.share_percent = share_percent
         self.clock = clock
         self.sleep = sleep
-        self._noted_at: float | None = None
-        self._asked_at: float | None = None
+        self._noted_at = self._asked_at = -math.inf  # never yet
         self._playing = False
 
     def person_acted(self, best_effort: BestEffort) -> None:
         """A person's action is on its way: note that people play (in front of the thread's next command, the
         action's append), unless this process did less than NOTE_SECONDS ago."""
         now = self.clock()
-        if self._noted_at is not None and now - self._noted_at < NOTE_SECONDS:
+        if now - self._noted_at < NOTE_SECONDS:
             return
         self._noted_at = now
         best_effort.ahead("note that people are playing", self.counts.note_people_playing, PLAYING_SECONDS)
@@ -73,7 +73,7 @@ class MatchPace:
 
     def _people_playing(self) -> bool:
         now = self.clock()
-        if self._asked_at is None or now - self._asked_at >= ASK_SECONDS:
+        if now - self._asked_at >= ASK_SECONDS:
             self._asked_at = now
             try:
                 self._playing = self.counts.people_playing()

@@ -64,8 +64,7 @@ class TurnScheduler:
         action is already stored, so a failure here is only logged (the waiting index and the
         reconciler cover it)."""
         try:
-            bot = loaded.bot_to_act()
-            queue = loaded.turn_queue_of(bot) if bot is not None else None
+            queue = loaded.bot_queue()
             if queue is not None:
                 # the waiting index, the net under the job: first (at once), or behind the job (workers); a crash
                 # between the two leaves a waiting game without a job, or a job whose index entry the reconciler
