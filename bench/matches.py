@@ -13,7 +13,8 @@ about half its time starting its process pool, which halved the floor (the match
 after its workers are up). Both are run RUNS times, in turns (a match, then simulate), and each side's median is the
 figure: on a shared host of two cores one run of either came out a third below the next.
 
-`actions_p99_ms_open50_match`: the open loop (bench/openloop.py) while a 200-deal match keeps the workers busy.
+`actions_p99_ms_open50_match`: the open loop (bench/openloop.py) in windows while a 200-deal match keeps the
+workers busy, taken in turns with windows with its workers stopped (LoadWorkers).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import redis
+from rq import Queue, Worker
+
 from bench import openloop
 from bench.openloop import Connections
-from bench.procs import MATCH_PRIORITY, Processes, Server, match_workers_default
+from bench.procs import MATCH_PRIORITY, Processes, Server, match_workers_default, wait_until
 from bench.records import is_seat, record_time
 from bench.report import Figure, Target
 from service.storage.event_store import EventStore
@@ -45,6 +49,7 @@ TURNS_TARGET = Target(">=", 0.5)
 MATCH_WORKERS = match_workers_default()  # as `make run` starts them on this machine: J
 RUNS = 3  # matches and simulate runs, taken in turns: on a shared host one run of either can be a third off
 TIMEOUT = 600.0
+WORKERS_UP_SECONDS = 60.0  # for the matches' workers to start taking jobs
 
 
 def match_body(deals: int) -> dict[str, Any]:
@@ -143,18 +148,39 @@ def _rates(rates: Sequence[float]) -> str:
     return "/".join(f"{rate:,.0f}" for rate in rates)
 
 
+class LoadWorkers:
+    """The matches' workers beside the open loop (openloop.MatchPlayers): MATCH_WORKERS started for each window
+    with the match, stopped for each without it as `make run` stops a worker (SIGTERM: RQ's warm shutdown, its
+    claimed turns queued again), so that no game waits for a dead worker's claim meanwhile."""
+
+    def __init__(self, procs: Processes) -> None:
+        self.procs = procs
+        self.running: list[subprocess.Popen[bytes]] = []
+        self.queue = Queue(MATCH_QUEUE, connection=redis.Redis.from_url(procs.redis_url))
+
+    def start(self) -> dict[str, int]:
+        """Start the workers and wait until RQ lists each on the matches' queue; their pids by name."""
+        self.running = start_match_workers(self.procs, "load-worker")
+        wait_until(lambda: Worker.count(queue=self.queue) >= len(self.running), WORKERS_UP_SECONDS, "match workers")
+        return {f"worker {n}": worker.pid for n, worker in enumerate(self.running)}
+
+    def stop(self) -> None:
+        """Stop the workers started last, if any run."""
+        for worker in self.running:
+            self.procs.end(worker)
+        self.running = []
+
+
 def figures(procs: Processes, api: Server, stream: Server, store: EventStore, rps_c16: float) -> list[Figure]:
-    """match_turns_per_s, then the open loop at openloop.SHARE of `rps_c16` alone and beside a LOAD_DEALS match
-    (the workers are stopped at the end, leaving the match unfinished); the open loop alone as
-    actions_p99_ms_open50, as openloop.figures gives it."""
+    """match_turns_per_s, then the open loop at openloop.SHARE of `rps_c16` alone and in windows beside a
+    LOAD_DEALS match taken in turns with windows without it (the workers are stopped at the end, leaving the
+    match unfinished); the first open loop alone as actions_p99_ms_open50, as openloop.figures gives it."""
     found = [turns_figure(procs, api, store)]
-    workers = start_match_workers(procs, "load-worker")
+    workers = LoadWorkers(procs)
     try:
-        pids = {f"worker {n}": worker.pid for n, worker in enumerate(workers)}
         open_figures = openloop.figures(
-            api, rps_c16, stream, procs.redis_pid, crowds=("match",), more_pids=pids, match=match_body(LOAD_DEALS)
+            api, rps_c16, stream, procs.redis_pid, crowds=("match",), match=match_body(LOAD_DEALS), players=workers
         )
     finally:
-        for worker in workers:
-            procs.end(worker)
+        workers.stop()
     return [*found, *open_figures]
