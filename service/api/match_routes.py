@@ -11,7 +11,7 @@ from marshmallow import validate
 
 from service.api.blueprint import Blueprint, QueryNumber, matches
 from service.api.rate_limits import READS_LIMITED, client_address_of
-from service.api.spec_plugin import Enum
+from service.api.spec_plugin import Enum, Verbatim
 from service.play.errors import MatchNotFound
 from service.play.matches import PAGE_MAX
 
@@ -92,7 +92,7 @@ class MatchSummarySchema(ma.Schema):
 
 
 class MatchSchema(MatchSummarySchema):
-    games = ma.fields.List(ma.fields.Nested(MatchGameSchema), required=True)
+    games = Verbatim(ma.fields.Nested(MatchGameSchema), required=True)
 
 
 class MatchRecordSchema(MatchSchema):

@@ -440,13 +440,14 @@ class Matches:
     @staticmethod
     def _games(match_id: str, labels: list[str], states: Mapping[tuple[int, int], str]) -> list[dict[str, Any]]:
         """The match's started games, in (deal, rotation) order, each with its entrants by seat."""
+        seats = [seating(labels, rotation) for rotation in range(len(labels))]  # the same in every deal
         return [
             {
                 "deal": deal,
                 "rotation": rotation,
                 "game_id": game_id_of(match_id, deal, rotation),
                 "status": "finished" if state == "finished" else "active",
-                "seats": list(seating(labels, rotation)),
+                "seats": list(seats[rotation]),
             }
             for (deal, rotation), state in sorted(states.items())
         ]

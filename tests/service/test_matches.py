@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 from domain.duplicate_deals import deal_seed, match_commitment, seating
 from domain.verify import main as verify_main
 from domain.verify_match import verify_match
+from service.api.match_routes import MatchGameSchema
 from service.play.loaded_game import LoadedGame
 from service.play.matches import Matches, MatchSettings, game_id_of
 from service.storage import keys
@@ -121,7 +122,9 @@ def test_a_matchs_games_are_dealt_from_the_deal_seeds_and_seated_by_rotation(
         assert record["seed"] == deal_seed("demo", game["deal"])
         assert record["match"] == {"match": created["id"], "deal": game["deal"], "rotation": game["rotation"]}
         assert [seat["level"] for seat in record["seats"]] == list(seating(labels, game["rotation"]))
+        assert game["seats"] == list(seating(labels, game["rotation"]))
         nonces.add(record["nonce"])
+    assert MatchGameSchema(many=True).validate(view["games"]) == {}, "dumped as it is: in the documented shape"
     assert len(view["games"]) == 6 and len(nonces) == 6
     assert deal_seed("demo", 0) == "734d8d8cb5b4b60cf1203bdc8862d1a1a801831b0dbeb0cad504a207b45de106"
     assert view["progress"] == {"games_finished": 6, "games_total": 6}
