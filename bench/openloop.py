@@ -512,7 +512,7 @@ async def _beside_match(
     between windows (docs/performance.md), and windows taken in turns see the same drift. `found`: the
     windows' p99s and the games finished beside them."""
     path = f"/v1/matches/{(await conns.json('POST', '/v1/matches', match))['id']}"
-    windows = MatchWindows([], [percentile(alone, 0.99) * 1000], 0, int(match["deals"]))
+    windows = MatchWindows([], [percentile(alone, 0.99) * 1000], 0, 0)
     crowded = Crowded([], int(match["deals"]), [], "")
     for window in range(MATCH_WINDOWS):
         if window:
@@ -639,19 +639,17 @@ def _beside_figure(name: str, crowded: Crowded, alone_p99: float, beside: str) -
 def _match_figure(match: Crowded) -> Figure:
     """The median of the windows' p99s beside the match against the median of those without it."""
     windows: MatchWindows = match.found
-    beside = statistics.median(windows.beside)
     return Figure(
         "actions_p99_ms_open50_match",
-        beside,
+        statistics.median(windows.beside),
         "ms",
         statistics.median(windows.alone),
         Target("<=", 1.5),
         f"same rate, in {len(windows.beside)} windows of {SECONDS:.0f} s while a {match.opened}-deal "
         f"match is played by the RQ workers ({windows.finished} of its {windows.total} games finished in them), "
         f"taken in turns with {len(windows.alone)} without its workers (the first before the match); the medians of "
-        "their p99s: beside "
-        f"{_p99s(windows.beside)} ms, without {_p99s(windows.alone)} ms; the last window beside: p50 "
-        f"{percentile(match.latencies, 0.5) * 1000:.1f} ms, action client {match.client_cpu:.0%} of a core, "
+        f"their p99s: beside {_p99s(windows.beside)} ms, without {_p99s(windows.alone)} ms; the last window beside: "
+        f"p50 {percentile(match.latencies, 0.5) * 1000:.1f} ms, action client {match.client_cpu:.0%} of a core, "
         f"{match.profile}",
     )
 
