@@ -23,7 +23,8 @@ watchers are (bots run on their owners' hosts).
 
 `actions_p99_ms_open50_match`: the same, while a match of house bots (bench/matches.py) is played by the RQ
 workers, in MATCH_WINDOWS windows taken in turns with as many with its workers stopped (the first of those the
-window before the match): the median of the p99s beside it against the median of those without. On a shared
+window before the match): the median of the p99s beside it against the median of those without. While the workers
+start and stop the actions go on untimed, as people play on while a match runs. On a shared
 host of two cores the open loop's p99 alone drifts from one window to the next by more than the bound
 (docs/performance.md); windows in turns see the same drift on both sides.
 """
@@ -38,15 +39,17 @@ import os
 import re
 import statistics
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection as PipeEnd
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from bench import moves, registered
 from bench.client import Connection, HttpError, percentile
 from bench.procs import Server, cpu_seconds
 from bench.report import Figure, Target
 
+T = TypeVar("T")
 SHARE = 0.5  # of actions_rps_c16
 POOL = 250  # games the actions go to
 SECONDS = 8.0
@@ -56,9 +59,11 @@ HEALTH_RATE = 20.0
 BOT_POLLS = 500  # registered bots waiting on a turns long-poll ...
 BOT_STREAMS = 500  # ... and on their turn streams, none with a turn due
 # Windows beside a match, taken in turns with as many without it (the first: the one alone). A 200-deal match
-# lasts three: its workers play flat out while they start and stop, and it finished 100 to 310 games in three.
+# lasts three: it finished 100 to 310 of its 400 games in three.
 MATCH_WINDOWS = 3
 WORKERS_GONE_SECONDS = 2.0  # from the match's workers stopped to the next window without them
+UNTIMED_SECONDS = 0.5  # the actions go on untimed in steps of this long while the match's workers start or stop
+SETTLE_BESIDE_SECONDS = 1.0  # untimed, from their first game finished: each has asked whether people play
 CROWDS = ("bots", "watchers")  # what the actions are measured beside, after alone (and "match", when asked)
 WATCHER_NICE = 19  # the watchers' (and waiting bots') own client process: they are on other hosts
 SETTLE = 30.0  # at most this long for the last events to reach the watchers
@@ -518,11 +523,12 @@ async def _beside_match(
         if window:
             await asyncio.sleep(WORKERS_GONE_SECONDS)
             windows.alone.append(percentile(await offer(rate, SECONDS, action_sender(games)), 0.99) * 1000)
-        worker_pids = await asyncio.to_thread(players.start)
+        worker_pids = await _while_playing(rate, games, players.start)
         before = await _game_finished(conns, path)
         if before is None:  # the match is over: no more windows beside it
-            await asyncio.to_thread(players.stop)
+            await _while_playing(rate, games, players.stop)
             break
+        await offer(rate, SETTLE_BESIDE_SECONDS, action_sender(games))
         cpu, wall = time.process_time(), time.perf_counter()
         profile = CpuProfile({**pids, **worker_pids})
         crowded.latencies = await offer(rate, SECONDS, action_sender(games))
@@ -532,9 +538,19 @@ async def _beside_match(
         windows.beside.append(percentile(crowded.latencies, 0.99) * 1000)
         windows.finished += after["games_finished"] - before["games_finished"]
         windows.total = after["games_total"]
-        await asyncio.to_thread(players.stop)
+        await _while_playing(rate, games, players.stop)
     crowded.found = windows
     return crowded
+
+
+async def _while_playing(rate: float, games: list[Game], change: Callable[[], T]) -> T:
+    """`change()` (the match's workers started or stopped) in a thread while the actions go on at `rate`, untimed:
+    people keep playing while workers come and go, so the match's workers yield from their first game on and
+    until they have stopped, as in a match that runs beside people throughout."""
+    changing = asyncio.create_task(asyncio.to_thread(change))
+    while not changing.done():
+        await offer(rate, UNTIMED_SECONDS, action_sender(games))
+    return await changing
 
 
 async def _game_finished(conns: Connections, path: str, timeout: float = 120.0) -> dict[str, Any] | None:
