@@ -512,8 +512,9 @@ async def _beside_match(
     alone: list[float],
 ) -> Crowded:
     """The actions at `rate` in MATCH_WINDOWS windows while the match `match` (the body of POST /v1/matches) is
-    played, each once a game has finished since its workers started, and between them as many windows with its
-    workers stopped (`alone`, the window before the match, is the first of those): the host's pace drifts
+    played, each from SETTLE_BESIDE_SECONDS after a game finished since its workers started (the actions going on
+    untimed while they start and stop), and between them as many windows with its workers stopped (`alone`, the
+    window before the match, is the first of those): the host's pace drifts
     between windows (docs/performance.md), and windows taken in turns see the same drift. `found`: the
     windows' p99s and the games finished beside them."""
     path = f"/v1/matches/{(await conns.json('POST', '/v1/matches', match))['id']}"
