@@ -499,7 +499,7 @@ class MatchWindows:
     beside: list[float]  # with the match played, in the order taken
     alone: list[float]  # without: the first before the match was started, the others between its windows
     finished: int  # the match's games finished in the windows beside it
-    total: int  # its games in all
+    total: int  # its games in all (deals x entrants)
 
 
 async def _beside_match(
@@ -518,8 +518,9 @@ async def _beside_match(
     between windows (docs/performance.md), and windows taken in turns see the same drift. `found`: the
     windows' p99s and the games finished beside them."""
     path = f"/v1/matches/{(await conns.json('POST', '/v1/matches', match))['id']}"
-    windows = MatchWindows([], [percentile(alone, 0.99) * 1000], 0, 0)
-    crowded = Crowded([], int(match["deals"]), [], "")
+    deals = int(match["deals"])
+    windows = MatchWindows([], [percentile(alone, 0.99) * 1000], 0, deals * len(match["entrants"]))
+    crowded = Crowded([], deals, [], "")
     for window in range(MATCH_WINDOWS):
         if window:
             await asyncio.sleep(WORKERS_GONE_SECONDS)
@@ -538,7 +539,6 @@ async def _beside_match(
         after = (await conns.json("GET", path))["progress"]
         windows.beside.append(percentile(crowded.latencies, 0.99) * 1000)
         windows.finished += after["games_finished"] - before["games_finished"]
-        windows.total = after["games_total"]
         await _while_playing(rate, games, players.stop)
     crowded.found = windows
     return crowded
@@ -558,16 +558,16 @@ async def _game_finished(conns: Connections, path: str, timeout: float = 120.0) 
     """The match's progress once a game of it has finished from now on (its workers are at it); None when it
     has no game left to play."""
     deadline = time.perf_counter() + timeout
-    start: int = (await conns.json("GET", path))["progress"]["games_finished"]
-    while True:
-        progress: dict[str, Any] = (await conns.json("GET", path))["progress"]
-        if progress["games_finished"] >= progress["games_total"]:
-            return None
+    progress: dict[str, Any] = (await conns.json("GET", path))["progress"]
+    start = progress["games_finished"]
+    while progress["games_finished"] < progress["games_total"]:
         if progress["games_finished"] > start:
             return progress
         if time.perf_counter() > deadline:
             raise RuntimeError(f"{path}: no game finished within {timeout:.0f} s (are the workers running?)")
         await asyncio.sleep(0.2)
+        progress = (await conns.json("GET", path))["progress"]
+    return None
 
 
 async def _measure(
