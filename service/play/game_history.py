@@ -96,6 +96,12 @@ class GameHistory:
         self.embargo(game_id)
         return self._answer(game_id, "record", self._fresh_record)
 
+    def events(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's recorded events, as its record holds them, without the rest of the record (no fold): what a
+        match's results are computed from."""
+        self.embargo(game_id)
+        return self.store.read(game_id)
+
     def _fresh_record(self, game_id: str) -> dict[str, Any]:
         loaded = self.repository.load(game_id)
         records = self.store.read(game_id)

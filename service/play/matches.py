@@ -314,9 +314,9 @@ class Matches:
 
     def _finish(self, match_id: str, meta: Mapping[str, str], entrants: list[dict[str, Any]]) -> None:
         """Every game has finished: the results and the deal scores (the ladder's input), from the games'
-        records, and the match finished (once: a second finish, in this process or another, keeps the first's). Every
-        deal is done, so every game is opened first: the process that ended another deal's last game may not have
-        opened that deal yet (it is between noting the end and opening it)."""
+        recorded events (no game folded), and the match finished (once: a second finish, in this process or another,
+        keeps the first's). Every deal is done, so every game is opened first: the process that ended another deal's
+        last game may not have opened that deal yet (it is between noting the end and opening it)."""
         game = engine.get_game(meta["game"])
         ids = [
             [game_id_of(match_id, deal, rotation) for rotation in range(len(entrants))]
@@ -326,8 +326,8 @@ class Matches:
         played = []
         for deal, deal_ids in enumerate(ids):
             for rotation, game_id in enumerate(deal_ids):
-                record = self.history.record(game_id)
-                played.append(deal_game(deal, rotation, record["events"], game.round_scored.__name__))
+                events = self.history.events(game_id)
+                played.append(deal_game(deal, rotation, events, game.round_scored.__name__))
         finished_at = self.clock_ms()
         labels = [entrant_label(e) for e in entrants]
         self.store.finish(match_id, results(labels, played), finished_at, scores_by_deal(len(labels), played))
