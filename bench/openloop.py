@@ -22,11 +22,12 @@ of the watchers: 500 on `GET /v1/bots/me/turns?wait=30` (each asking again when 
 watchers are (bots run on their owners' hosts).
 
 `actions_p99_ms_open50_match`: the same, while a match of house bots (bench/matches.py) is played by the RQ
-workers, in MATCH_WINDOWS windows taken in turns with as many with its workers stopped (the first of those the
-window before the match): the median of the p99s beside it against the median of those without. While the workers
-start and stop the actions go on untimed, as people play on while a match runs. On a shared
-host of two cores the open loop's p99 alone drifts from one window to the next by more than the bound
-(docs/performance.md); windows in turns see the same drift on both sides.
+workers, in MATCH_WINDOWS windows taken in turns with windows with its workers stopped, one before each and one
+after the last (the first the window before the match): the median of the p99s beside it against the median of
+those without. While the workers start and stop the actions go on untimed, as people play on while a match runs.
+On a shared host of two cores the open loop's p99 alone drifts from one window to the next by more than the bound
+(docs/performance.md); windows in turns see the same drift on both sides, and the windows without bracket those
+beside, so that a drift one way through the run moves both medians alike.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ LONG_POLLS = 500
 HEALTH_RATE = 20.0
 BOT_POLLS = 500  # registered bots waiting on a turns long-poll ...
 BOT_STREAMS = 500  # ... and on their turn streams, none with a turn due
-# Windows beside a match, taken in turns with as many without it (the first: the one alone). A 200-deal match
-# lasts three: it finished 100 to 310 of its 400 games in three.
+# Windows beside a match, taken in turns with windows without it, one before each (the first: the one alone) and
+# one after the last. A 200-deal match lasts three: it finished 100 to 343 of its 400 games in three.
 MATCH_WINDOWS = 3
 WORKERS_GONE_SECONDS = 2.0  # from the match's workers stopped to the next window without them
 UNTIMED_SECONDS = 0.5  # the actions go on untimed in steps of this long while the match's workers start or stop
@@ -513,9 +514,9 @@ async def _beside_match(
 ) -> Crowded:
     """The actions at `rate` in MATCH_WINDOWS windows while the match `match` (the body of POST /v1/matches) is
     played, each from SETTLE_BESIDE_SECONDS after a game finished since its workers started (the actions going on
-    untimed while they start and stop), and between them as many windows with its workers stopped (`alone`, the
-    window before the match, is the first of those): the host's pace drifts
-    between windows (docs/performance.md), and windows taken in turns see the same drift. `found`: the
+    untimed while they start and stop), with windows with its workers stopped before each (`alone`, the window
+    before the match, is the first of those) and after the last: the host's pace drifts between windows
+    (docs/performance.md), and windows in turns that bracket the match's see the same drift. `found`: the
     windows' p99s and the games finished beside them."""
     path = f"/v1/matches/{(await conns.json('POST', '/v1/matches', match))['id']}"
     deals = int(match["deals"])
@@ -523,8 +524,7 @@ async def _beside_match(
     crowded = Crowded([], deals, [], "")
     for window in range(MATCH_WINDOWS):
         if window:
-            await asyncio.sleep(WORKERS_GONE_SECONDS)
-            windows.alone.append(percentile(await offer(rate, SECONDS, action_sender(games)), 0.99) * 1000)
+            windows.alone.append(await _without_match(rate, games))
         worker_pids = await _while_playing(rate, games, players.start)
         before = await _game_finished(conns, path)
         if before is None:  # the match is over: no more windows beside it
@@ -540,8 +540,16 @@ async def _beside_match(
         windows.beside.append(percentile(crowded.latencies, 0.99) * 1000)
         windows.finished += after["games_finished"] - before["games_finished"]
         await _while_playing(rate, games, players.stop)
+    else:  # the last window beside the match is followed by one without, as the first is preceded by one
+        windows.alone.append(await _without_match(rate, games))
     crowded.found = windows
     return crowded
+
+
+async def _without_match(rate: float, games: list[Game]) -> float:
+    """The actions' p99 (ms) in a window WORKERS_GONE_SECONDS after the match's workers stopped."""
+    await asyncio.sleep(WORKERS_GONE_SECONDS)
+    return percentile(await offer(rate, SECONDS, action_sender(games)), 0.99) * 1000
 
 
 async def _while_playing(rate: float, games: list[Game], change: Callable[[], T]) -> T:
@@ -664,10 +672,10 @@ def _match_figure(match: Crowded) -> Figure:
         Target("<=", 1.5),
         f"same rate, in {len(windows.beside)} windows of {SECONDS:.0f} s while a {match.opened}-deal "
         f"match is played by the RQ workers ({windows.finished} of its {windows.total} games finished in them), "
-        f"taken in turns with {len(windows.alone)} without its workers (the first before the match); the medians of "
-        f"their p99s: beside {_p99s(windows.beside)} ms, without {_p99s(windows.alone)} ms; the last window beside: "
-        f"p50 {percentile(match.latencies, 0.5) * 1000:.1f} ms, action client {match.client_cpu:.0%} of a core, "
-        f"{match.profile}",
+        f"taken in turns with {len(windows.alone)} without its workers (before the match, between and after); the "
+        f"medians of their p99s: beside {_p99s(windows.beside)} ms, without {_p99s(windows.alone)} ms; the last "
+        f"window beside: p50 {percentile(match.latencies, 0.5) * 1000:.1f} ms, action client "
+        f"{match.client_cpu:.0%} of a core, {match.profile}",
     )
 
 
