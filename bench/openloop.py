@@ -75,7 +75,9 @@ LAST_EVENT = b"\nevent: SeedRevealed\n"  # every game's last event (service/api/
 RECONNECT_SECONDS = 1.0  # as EventSource waits by default before it reconnects
 # The waiting bots the service still holds, in every process (GET /metrics): a long-poll whose client has gone
 # waits out its `wait`, a turn stream until its next heartbeat fails, so the next crowd waits for them to end.
-BOTS_WAITING = re.compile(rb'^cardtable_watchers_open\{kind="bot_(?:turns|stream)"\} (\S+)$', re.M)
+WATCHERS_OPEN = re.compile(rb'^cardtable_watchers_open\{kind="(\w+)"\} (\S+)$', re.M)
+BOT_KINDS = ("bot_turns", "bot_stream")  # the kinds of watcher the waiting bots are ...
+GAME_KINDS = ("longpoll", "stream")  # ... and the watchers of games
 DRAIN_SECONDS = 45.0
 
 
@@ -462,24 +464,36 @@ async def _beside(
     return crowded
 
 
+def watchers_open(metrics: bytes, kinds: tuple[str, ...]) -> float | None:
+    """The watchers of `kinds` a /metrics page counts; None when it counts none of them."""
+    counts = [float(count) for kind, count in WATCHERS_OPEN.findall(metrics) if kind.decode() in kinds]
+    return sum(counts) if counts else None
+
+
 def bots_waiting(metrics: bytes) -> float | None:
     """The waiting bots (turn long-polls and streams) a /metrics page counts; None when it counts none."""
-    counts = BOTS_WAITING.findall(metrics)
-    return sum(float(count) for count in counts) if counts else None
+    return watchers_open(metrics, BOT_KINDS)
 
 
-async def bots_gone(port: int, timeout: float = DRAIN_SECONDS) -> None:
-    """Wait until the service holds no waiting bot (by its /metrics on `port`), at most `timeout` seconds."""
+async def crowd_gone(port: int, kinds: tuple[str, ...], timeout: float = DRAIN_SECONDS) -> None:
+    """Wait until the service holds no watcher of `kinds` (by its /metrics on `port`), at most `timeout` seconds:
+    a crowd's connections, closed by its process, are let go of at the next write to them (a heartbeat), and
+    that work must not fall into what is measured next."""
     conn = Connection(port)
     deadline = time.perf_counter() + timeout
     try:
         while time.perf_counter() < deadline:
             _, text = await conn.request("GET", "/metrics")
-            if bots_waiting(text) == 0:
+            if watchers_open(text, kinds) == 0:
                 return
             await asyncio.sleep(0.5)
     finally:
         await conn.close()
+
+
+async def bots_gone(port: int, timeout: float = DRAIN_SECONDS) -> None:
+    """Wait until the service holds no waiting bot (by its /metrics on `port`), at most `timeout` seconds."""
+    await crowd_gone(port, BOT_KINDS, timeout)
 
 
 class MatchPlayers(Protocol):
@@ -607,6 +621,7 @@ async def _measure(
         watching = WatcherProcess(stream_port, [(game.id, int(game.view["version"])) for game in games])
         found.watchers = await _beside(watching, rate, games, pids, health_port=port)
         found.watchers.found = watching.finish({game.id: int(game.view["version"]) for game in games})
+        await crowd_gone(port, GAME_KINDS)
     if "match" in crowds and match is not None and players is not None:
         found.match = await _beside_match(conns, rate, games, pids, match, players, found.alone)
     await conns.close()

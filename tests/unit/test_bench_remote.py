@@ -72,7 +72,7 @@ def test_seating_more_seats_than_bots_is_refused() -> None:
         registered.seatings(["a-bot", "b-bot", "c-bot"], 4, 1)
 
 
-def test_the_waiting_bots_are_read_from_the_services_metrics_page() -> None:
+def test_the_waiting_bots_and_the_games_watchers_are_read_from_the_services_metrics_page() -> None:
     registry = prometheus_client.CollectorRegistry()
     gauge = prometheus_client.Gauge("cardtable_watchers_open", "watchers", ["kind"], registry=registry)
     gauge.labels("stream").set(7)
@@ -83,3 +83,5 @@ def test_the_waiting_bots_are_read_from_the_services_metrics_page() -> None:
     gauge.labels("bot_turns").set(0)
     gauge.labels("bot_stream").set(0)
     assert openloop.bots_waiting(prometheus_client.generate_latest(registry)) == 0
+    gauge.labels("longpoll").set(4)
+    assert openloop.watchers_open(prometheus_client.generate_latest(registry), openloop.GAME_KINDS) == 11
