@@ -102,6 +102,12 @@ class GameHistory:
         self.embargo(game_id)
         return self.store.read(game_id)
 
+    def has_ended(self, game_id: str) -> bool | None:
+        """Whether the game has ended, its last record the seed's reveal (two reads, no fold); None when it was
+        never stored."""
+        last = self.store.last_record(game_id)
+        return None if last is None else last["type"] == engine.SeedRevealed.type_name()
+
     def _fresh_record(self, game_id: str) -> dict[str, Any]:
         loaded = self.repository.load(game_id)
         records = self.store.read(game_id)

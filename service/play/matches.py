@@ -46,7 +46,7 @@ from domain.errors import DomainError
 from domain.shuffle import is_valid_seed, new_nonce, new_server_seed
 from domain.verify import MATCH_FORMAT
 from service.play.bot_turns import rfc3339
-from service.play.errors import BadBotSeat, BadMatch, DealInPlay, GameNotFound, MatchesFull, MatchNotFound
+from service.play.errors import BadBotSeat, BadMatch, DealInPlay, MatchesFull, MatchNotFound
 from service.play.game_history import GameHistory
 from service.play.game_service import GameService
 from service.play.loaded_game import LoadedGame, MatchPlace
@@ -259,19 +259,17 @@ class Matches:
             self._start(match_id, meta, entrants, deal, rotation)
 
     def _refresh(self, match_id: str, states: dict[tuple[int, int], str]) -> list[tuple[int, int]]:
-        """Look afresh at each game noted as started: one that has ended is `finished` in `states` (and returned,
-        to be noted); one that was never stored (a start whose process stopped between the note and the game)
-        leaves `states`."""
+        """Look afresh at each game noted as started (its last record: a pass folds none of them): one that has
+        ended is `finished` in `states` (and returned, to be noted); one that was never stored (a start whose
+        process stopped between the note and the game) leaves `states`."""
         ended = []
         for (deal, rotation), state in list(states.items()):
             if state != "started":
                 continue
-            try:
-                loaded = self.games.load(game_id_of(match_id, deal, rotation))
-            except GameNotFound:
+            has_ended = self.history.has_ended(game_id_of(match_id, deal, rotation))
+            if has_ended is None:
                 del states[(deal, rotation)]
-                continue
-            if loaded.snap.finished:
+            elif has_ended:
                 states[(deal, rotation)] = "finished"
                 ended.append((deal, rotation))
         return ended

@@ -39,6 +39,9 @@ class EventLog(Protocol):
     def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         """Records with seq > after (at most `count`), in order."""
 
+    def last_record(self, game_id: str) -> dict[str, Any] | None:
+        """The game's last record; None when it has none."""
+
     def read_raw(self, game_id: str) -> list[str]:
         """Every stored record's text as it is (for audits of a possibly damaged log)."""
 

@@ -31,7 +31,6 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
-from typing import Any
 
 from domain.engine import SeedRevealed
 from service.play.errors import GameNotFound, RulesRefusal, VersionConflict
@@ -134,7 +133,7 @@ class Lifecycle:
         ended: list[tuple[str, float]] = []  # (game, when its last event was)
         running: list[tuple[str, float]] = []
         for game_id in game_ids:
-            last = self._last_record(game_id)
+            last = self.store.last_record(game_id)
             if last is not None:
                 (ended if last["type"] == SeedRevealed.type_name() else running).append((game_id, epoch_of(last["at"])))
         ended_ids = [game_id for game_id, _ in ended]
@@ -154,11 +153,6 @@ class Lifecycle:
         for game_id in found:
             log.warning("lifecycle: game %s was missing from its index and is back in it", game_id)
         return found
-
-    def _last_record(self, game_id: str) -> dict[str, Any] | None:
-        seq = self.store.last_seq(game_id)
-        last = self.store.read(game_id, after=seq - 1) if seq else []
-        return last[-1] if last else None
 
     def pack(self, game_id: str) -> bool:
         """Pack a finished game now; True if it was packed by this call."""

@@ -253,7 +253,7 @@ def test_a_game_exported_while_the_walk_notes_it_is_left_in_no_index(
     game_id = created["id"]
     wrapped.down = frozenset()
     lifecycle = sweep(fake_redis)
-    read_last = lifecycle._last_record
+    read_last = lifecycle.store.last_record
     archive = RedisStore.connect(fake_redis).archive
 
     def export_right_after_the_read(walked: str) -> dict[str, Any] | None:
@@ -263,7 +263,7 @@ def test_a_game_exported_while_the_walk_notes_it_is_left_in_no_index(
         lifecycle.index.forget(walked)  # and its index update, both before the walk writes
         return last
 
-    monkeypatch.setattr(lifecycle, "_last_record", export_right_after_the_read)
+    monkeypatch.setattr(lifecycle.store, "last_record", export_right_after_the_read)
     lifecycle.reindex(10)
     assert game_keys(fake_redis, game_id) == set()
     assert [fake_redis.zscore(key, game_id) for key in (ACTIVE_KEY, FINISHED_KEY, UNPACKED_KEY)] == [None] * 3

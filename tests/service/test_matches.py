@@ -265,6 +265,33 @@ def test_a_pass_looks_only_at_the_deals_in_play_however_long_the_match(
     )
 
 
+def test_a_pass_looks_at_each_started_games_last_record_and_folds_none(
+    client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reconciler pass runs every 2 s beside people's games, past the rests a match takes while they play: it
+    tells a started game that has ended by its last record (the seed's reveal) and loads none (in a whole bench
+    run a pass spent most of its time folding the deals' games in play)."""
+    matches = matches_of(app)
+    matches.games.when_ended.clear()  # the end-of-game step is lost: only the passes advance the match
+    created = start(client, entrants=[{"level": "random"}, {"level": "greedy"}], deals=3)
+    loads: list[str] = []
+    real_load = matches.games.load
+
+    def load(game_id: str) -> Any:
+        loads.append(game_id)
+        return real_load(game_id)
+
+    for _ in range(100):
+        dispatcher.drain()
+        monkeypatch.setattr(matches.games, "load", load)
+        matches.advance_running()
+        monkeypatch.setattr(matches.games, "load", real_load)
+        if matches.view(created["id"])["status"] == "finished":
+            break
+    assert matches.view(created["id"])["status"] == "finished", "the passes alone played the match"
+    assert loads == [], "a pass folded a game"
+
+
 @pytest.mark.parametrize("counts", [True, False], ids=["counts-kept", "made-before-counts"])
 def test_of_two_last_games_ending_at_once_the_later_finishes_the_match(
     client: FlaskClient,
