@@ -14,7 +14,8 @@ after its workers are up). Both are run RUNS times, in turns (a match, then simu
 figure: on a shared host of two cores one run of either came out a third below the next.
 
 `actions_p99_ms_open50_match`: the open loop (bench/openloop.py) in windows while a 200-deal match keeps the
-workers busy, taken in turns with windows with its workers stopped (LoadWorkers).
+workers busy, taken in turns with windows with its workers stopped (LoadWorkers), one house worker running
+throughout as `make run`'s does.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from bench.procs import MATCH_PRIORITY, Processes, Server, match_workers_default
 from bench.records import is_seat, record_time
 from bench.report import Figure, Target
 from service.storage.event_store import EventStore
-from service.storage.keys import MATCH_QUEUE
+from service.storage.keys import BOT_QUEUE, MATCH_QUEUE
 from workers.simulate import simulate
 
 GAME = "golf"
@@ -148,6 +149,18 @@ def _rates(rates: Sequence[float]) -> str:
     return "/".join(f"{rate:,.0f}" for rate in rates)
 
 
+def start_house_worker(procs: Processes) -> subprocess.Popen[bytes]:
+    """One worker as `make run`'s `bot-worker` (the random and greedy bots' queue, at WORKER_PRIORITY), which
+    `make run` keeps running whether a match runs or not: its keeper's passes (the reconciler's every 2 s, the
+    lifecycle sweep's every 30 s) then fall into the windows without the match as into those beside it, where
+    with the match's workers alone they ran only beside it. Returned once RQ lists it: its start-up is not
+    measured."""
+    worker = procs.start_workers(1, "house-worker", BOT_QUEUES=BOT_QUEUE, WORKER_SCHEDULER="off")[0]
+    queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(procs.redis_url))
+    wait_until(lambda: Worker.count(queue=queue) >= 1, WORKERS_UP_SECONDS, "the house worker")
+    return worker
+
+
 class LoadWorkers:
     """The matches' workers beside the open loop (openloop.MatchPlayers): MATCH_WORKERS started for each window
     with the match, stopped for each without it as `make run` stops a worker (SIGTERM: RQ's warm shutdown, its
@@ -176,6 +189,7 @@ def figures(procs: Processes, api: Server, stream: Server, store: EventStore, rp
     LOAD_DEALS match taken in turns with windows without it (the workers are stopped at the end, leaving the
     match unfinished); the first open loop alone as actions_p99_ms_open50, as openloop.figures gives it."""
     found = [turns_figure(procs, api, store)]
+    house = start_house_worker(procs)
     workers = LoadWorkers(procs)
     try:
         open_figures = openloop.figures(
@@ -183,4 +197,5 @@ def figures(procs: Processes, api: Server, stream: Server, store: EventStore, rp
         )
     finally:
         workers.stop()
+        procs.end(house)
     return [*found, *open_figures]
