@@ -103,7 +103,7 @@ class GameHistory:
         return self.store.read(game_id)
 
     def has_ended(self, game_id: str) -> bool | None:
-        """Whether the game has ended, its last record the seed's reveal (two reads, no fold); None when it was
+        """Whether the game has ended, its last record the seed's reveal (one read, no fold); None when it was
         never stored."""
         last = self.store.last_record(game_id)
         return None if last is None else last["type"] == engine.SeedRevealed.type_name()

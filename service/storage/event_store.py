@@ -144,10 +144,14 @@ class EventStore:
         return int(packed.entries[-1][0].partition("-")[0]) if packed is not None and packed.entries else 0
 
     def last_record(self, game_id: str) -> dict[str, Any] | None:
-        """The game's last record, packed or not (two reads, no fold); None when it has none."""
-        seq = self.last_seq(game_id)
-        last = self.read(game_id, after=seq - 1) if seq else []
-        return last[-1] if last else None
+        """The game's last record, packed or not (one read, no fold); None when it has none."""
+        entries = store_call(self._redis.xrevrange, keys.events(game_id), "+", "-", 1)
+        if entries:
+            return dict(json.loads(str(entries[0][1].get("e", ""))))
+        packed = self._packed.unpacked(game_id)  # the stream is dropped only after the packed value is written
+        if packed is None or not packed.entries:
+            return None
+        return dict(json.loads(packed.entries[-1][1]))
 
     def read_blocking(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Records with seq > after; blocks up to block_ms until one exists (one XREAD, on the blocking client)."""

@@ -84,16 +84,17 @@ def test_the_live_stream_of_a_packed_game_ends_after_its_last_event(
     assert reader.next() is None, "the stream did not end after the game's last event"
 
 
-def test_a_packed_game_gives_its_last_seq(
+def test_a_packed_game_gives_its_last_seq_and_its_last_record(
     client: FlaskClient, app: flask.Flask, dispatcher: RecordingDispatcher
 ) -> None:
     game_id = finished_game(client, app, dispatcher)
-    last = events(client, game_id)[-1]["seq"]
     store = store_of(app)
-    assert store.events.last_seq(game_id) == last
+    last = store.events.read(game_id)[-1]
+    assert last["type"] == "SeedRevealed"
+    assert store.events.last_seq(game_id) == last["seq"] and store.events.last_record(game_id) == last
     assert store.packing.compact(game_id) == "packed"
-    assert store.events.last_seq(game_id) == last
-    assert store.events.last_seq("no-such-game") == 0
+    assert store.events.last_seq(game_id) == last["seq"] and store.events.last_record(game_id) == last
+    assert store.events.last_seq("no-such-game") == 0 and store.events.last_record("no-such-game") is None
 
 
 # ---------------------------------------------------------------- item 10: export paging
