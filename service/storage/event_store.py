@@ -137,21 +137,22 @@ class EventStore:
 
     def last_seq(self, game_id: str) -> int:
         """The seq of the game's last record, packed or not; 0 when it has none."""
-        entries = store_call(self._redis.xrevrange, keys.events(game_id), "+", "-", 1)
-        if entries:
-            return int(str(entries[0][0]).partition("-")[0])
-        packed = self._packed.unpacked(game_id)  # the stream is dropped only after the packed value is written
-        return int(packed.entries[-1][0].partition("-")[0]) if packed is not None and packed.entries else 0
+        last = self._last_entry(game_id)
+        return int(last[0].partition("-")[0]) if last is not None else 0
 
     def last_record(self, game_id: str) -> dict[str, Any] | None:
         """The game's last record, packed or not (one read, no fold); None when it has none."""
+        last = self._last_entry(game_id)
+        return dict(json.loads(last[1])) if last is not None else None
+
+    def _last_entry(self, game_id: str) -> tuple[str, str] | None:
+        """The id and text of the game's last entry, from the stream or else the packed game; None when none."""
         entries = store_call(self._redis.xrevrange, keys.events(game_id), "+", "-", 1)
         if entries:
-            return dict(json.loads(str(entries[0][1].get("e", ""))))
+            entry_id, fields = entries[0]
+            return str(entry_id), str(fields.get("e", ""))
         packed = self._packed.unpacked(game_id)  # the stream is dropped only after the packed value is written
-        if packed is None or not packed.entries:
-            return None
-        return dict(json.loads(packed.entries[-1][1]))
+        return (packed.entries[-1][0], packed.entries[-1][1]) if packed is not None and packed.entries else None
 
     def read_blocking(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Records with seq > after; blocks up to block_ms until one exists (one XREAD, on the blocking client)."""
