@@ -156,9 +156,14 @@ def start_house_worker(procs: Processes) -> subprocess.Popen[bytes]:
     with the match's workers alone they ran only beside it. Returned once RQ lists it: its start-up is not
     measured."""
     worker = procs.start_workers(1, "house-worker", BOT_QUEUES=BOT_QUEUE, WORKER_SCHEDULER="off")[0]
-    queue = Queue(BOT_QUEUE, connection=redis.Redis.from_url(procs.redis_url))
-    wait_until(lambda: Worker.count(queue=queue) >= 1, WORKERS_UP_SECONDS, "the house worker")
+    wait_listed(procs, BOT_QUEUE, 1, "the house worker")
     return worker
+
+
+def wait_listed(procs: Processes, queue: str, count: int, what: str) -> None:
+    """Wait until RQ lists `count` workers on `queue` (they take jobs), at most WORKERS_UP_SECONDS."""
+    listed = Queue(queue, connection=redis.Redis.from_url(procs.redis_url))
+    wait_until(lambda: Worker.count(queue=listed) >= count, WORKERS_UP_SECONDS, what)
 
 
 class LoadWorkers:
@@ -169,12 +174,11 @@ class LoadWorkers:
     def __init__(self, procs: Processes) -> None:
         self.procs = procs
         self.running: list[subprocess.Popen[bytes]] = []
-        self.queue = Queue(MATCH_QUEUE, connection=redis.Redis.from_url(procs.redis_url))
 
     def start(self) -> dict[str, int]:
         """Start the workers and wait until RQ lists each on the matches' queue; their pids by name."""
         self.running = start_match_workers(self.procs, "load-worker")
-        wait_until(lambda: Worker.count(queue=self.queue) >= len(self.running), WORKERS_UP_SECONDS, "match workers")
+        wait_listed(self.procs, MATCH_QUEUE, len(self.running), "match workers")
         return {f"worker {n}": worker.pid for n, worker in enumerate(self.running)}
 
     def stop(self) -> None:

@@ -73,8 +73,8 @@ HEALTH_TARGET = Target("<", 50, on="value", unit="ms")  # issue 25
 SEQ = re.compile(rb"^id: (\d+)$", re.M)
 LAST_EVENT = b"\nevent: SeedRevealed\n"  # every game's last event (service/api/followers.py)
 RECONNECT_SECONDS = 1.0  # as EventSource waits by default before it reconnects
-# The waiting bots the service still holds, in every process (GET /metrics): a long-poll whose client has gone
-# waits out its `wait`, a turn stream until its next heartbeat fails, so the next crowd waits for them to end.
+# The watchers the service still holds, in every process (GET /metrics): a long-poll whose client has gone waits
+# out its `wait`, a stream until its next heartbeat fails, so what is measured next waits for them to end.
 WATCHERS_OPEN = re.compile(rb'^cardtable_watchers_open\{kind="(\w+)"\} (\S+)$', re.M)
 BOT_KINDS = ("bot_turns", "bot_stream")  # the kinds of watcher the waiting bots are ...
 GAME_KINDS = ("longpoll", "stream")  # ... and the watchers of games
@@ -468,11 +468,6 @@ def watchers_open(metrics: bytes, kinds: tuple[str, ...]) -> float | None:
     """The watchers of `kinds` a /metrics page counts; None when it counts none of them."""
     counts = [float(count) for kind, count in WATCHERS_OPEN.findall(metrics) if kind.decode() in kinds]
     return sum(counts) if counts else None
-
-
-def bots_waiting(metrics: bytes) -> float | None:
-    """The waiting bots (turn long-polls and streams) a /metrics page counts; None when it counts none."""
-    return watchers_open(metrics, BOT_KINDS)
 
 
 async def crowd_gone(port: int, kinds: tuple[str, ...], timeout: float = DRAIN_SECONDS) -> None:

@@ -76,12 +76,16 @@ def test_the_waiting_bots_and_the_games_watchers_are_read_from_the_services_metr
     registry = prometheus_client.CollectorRegistry()
     gauge = prometheus_client.Gauge("cardtable_watchers_open", "watchers", ["kind"], registry=registry)
     gauge.labels("stream").set(7)
-    assert openloop.bots_waiting(prometheus_client.generate_latest(registry)) is None  # no bot has waited yet
+
+    def counted(kinds: tuple[str, ...]) -> float | None:
+        return openloop.watchers_open(prometheus_client.generate_latest(registry), kinds)
+
+    assert counted(openloop.BOT_KINDS) is None  # no bot has waited yet
     gauge.labels("bot_turns").set(3)
     gauge.labels("bot_stream").set(2)
-    assert openloop.bots_waiting(prometheus_client.generate_latest(registry)) == 5
+    assert counted(openloop.BOT_KINDS) == 5
     gauge.labels("bot_turns").set(0)
     gauge.labels("bot_stream").set(0)
-    assert openloop.bots_waiting(prometheus_client.generate_latest(registry)) == 0
+    assert counted(openloop.BOT_KINDS) == 0
     gauge.labels("longpoll").set(4)
-    assert openloop.watchers_open(prometheus_client.generate_latest(registry), openloop.GAME_KINDS) == 11
+    assert counted(openloop.GAME_KINDS) == 11
