@@ -79,6 +79,8 @@ def test_a_worker_stops_within_10_s_of_sigterm_whatever_redis_does(
         wait_until(lambda: own_redis.serving(worker.pid), 60, "the worker and its scheduler to serve")
         scheduler = descendants_of(worker.pid)
         assert scheduler, "RQ's scheduler runs as the worker's child"
+        started = (tmp_path / "worker.log").read_text()
+        assert "games loaded before the first job: go5, golf, romme, switch" in started, started[-2000:]
         own_redis.make_unreachable(how)
         worker.send_signal(signal.SIGTERM)
         try:

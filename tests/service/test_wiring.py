@@ -100,3 +100,30 @@ def test_a_workers_services_and_its_jobs_load_no_http_edge(tmp_path: Path) -> No
     assert "workers.context" in loaded and "service.bootstrap" in loaded
     edge = [name for name in loaded if any(name == top or name.startswith(f"{top}.") for top in EDGE)]
     assert not edge, f"a worker loads the HTTP edge: {edge}"
+
+
+WORKER_READY = """
+import json, sys
+import workers.__main__
+before = sorted(sys.modules)
+games = workers.__main__.load_what_jobs_play()
+from domain import engine
+bots = [engine.get_game(game).bots for game in games]
+print(json.dumps({"before": before, "games": games, "bots": bots, "loaded": sorted(sys.modules)}))
+"""
+
+
+def test_a_worker_imports_every_game_and_its_bots_before_its_first_job(tmp_path: Path) -> None:
+    """Importing the worker's entry point leaves the games' bots to the first job that plays them; loading what jobs
+    play imports every game's module and its bots' module before any job, so the first turns wait for no import."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_READY], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert sorted(found["games"]) == ["go5", "golf", "romme", "switch"]
+    early = [module for module in found["bots"] if module in found["before"]]
+    assert not early, f"the entry point alone imports these bots (the test would prove nothing): {early}"
+    missing = [module for module in found["bots"] if module not in found["loaded"]]
+    assert not missing, f"bots' modules not loaded before the first job: {missing}"
