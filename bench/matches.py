@@ -48,7 +48,7 @@ DEALS = 200  # match_turns_per_s: 400 games, about 7,500 moves
 LOAD_DEALS = 200  # the match beside the open loop: longer than the loop runs
 TURNS_TARGET = Target(">=", 0.5)
 MATCH_WORKERS = match_workers_default()  # as `make run` starts them on this machine: J
-RUNS = 3  # matches and simulate runs, taken in turns: on a shared host one run of either can be a third off
+RUNS = 5  # matches and simulate runs, taken in turns: on a shared host one run of either can be a third off
 TIMEOUT = 600.0
 WORKERS_UP_SECONDS = 60.0  # for the matches' workers to start taking jobs
 
