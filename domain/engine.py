@@ -156,6 +156,11 @@ class SeedRevealed(Event):
         return _stated(super().data(), "nonce")
 
 
+def ends_the_game(record: Mapping[str, Any]) -> bool:
+    """Whether a recorded event is the seed's reveal, the one every game ends with."""
+    return record.get("type") == SeedRevealed.type_name()
+
+
 def _stated(data: dict[str, Any], optional: str) -> dict[str, Any]:
     """An event's data without an optional field that older records do not have."""
     if data[optional] is None:

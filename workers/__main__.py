@@ -9,8 +9,8 @@ bots"; WORKER_SCHEDULER=off leaves the RQ scheduler to the other workers), and i
 
 Before its first job it imports every game and its bots (`load_what_jobs_play`), so the first turns after
 a start wait for no import. The RQ scheduler (a child process) moves jobs whose retry is due back to the
-queue; the keeper (three threads) beats this worker's liveness, runs the reconciler at start and every few seconds, and
-the lifecycle sweep (packing finished games, ending abandoned ones) every LIFECYCLE_SWEEP_SECONDS.
+queue; the keeper (three threads) beats this worker's liveness, runs the reconciler at start and every few
+seconds, and the lifecycle sweep (packing finished games, ending abandoned ones) every LIFECYCLE_SWEEP_SECONDS.
 The scheduler is asked to stop (SIGTERM, and it gives up its lock) when this process ends in any way,
 SIGKILL included, so no orphan keeps `rq:scheduler-lock:bots`. While Redis is away the worker tries
 again every second, so it serves again within about a second of Redis being back.

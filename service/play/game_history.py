@@ -106,7 +106,7 @@ class GameHistory:
         """Whether the game has ended, its last record the seed's reveal (one read, no fold); None when it was
         never stored."""
         last = self.store.last_record(game_id)
-        return None if last is None else last["type"] == engine.SeedRevealed.type_name()
+        return None if last is None else engine.ends_the_game(last)
 
     def _fresh_record(self, game_id: str) -> dict[str, Any]:
         loaded = self.repository.load(game_id)
@@ -186,7 +186,7 @@ class GameHistory:
             "seed_commitment": config.commitment,  # the true one, whatever the stream says
             "events": records,
         }  # no `version` or `status`: the stream itself is what is checked
-        running = not any(isinstance(r, dict) and r.get("type") == "SeedRevealed" for r in records)
+        running = not any(isinstance(r, dict) and engine.ends_the_game(r) for r in records)
         return verify(record, seed=config.seed, redact=running, nonce=config.nonce).as_dict()
 
     # ------------------------------------------------------------ disputes

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 
-from domain.engine import SeedRevealed
+from domain.engine import ends_the_game
 from service.play.errors import GameNotFound, RulesRefusal, VersionConflict
 from service.play.game_service import GameService, LoadedGame
 from service.play.ports import epoch_of
@@ -135,7 +135,7 @@ class Lifecycle:
         for game_id in game_ids:
             last = self.store.last_record(game_id)
             if last is not None:
-                (ended if last["type"] == SeedRevealed.type_name() else running).append((game_id, epoch_of(last["at"])))
+                (ended if ends_the_game(last) else running).append((game_id, epoch_of(last["at"])))
         ended_ids = [game_id for game_id, _ in ended]
         unnoted = set(self.index.missing(UNPACKED_KEY, ended_ids)) | set(self.index.missing(FINISHED_KEY, ended_ids))
         inactive = set(self.index.missing(ACTIVE_KEY, [game_id for game_id, _ in running]))
